@@ -1,0 +1,357 @@
+"""Turn one schema-valid definition (a dict) into the model, enforcing Kafka's semantic rules.
+
+The rules follow Kafka's generator (``MessageSpec``, ``StructSpec``, ``FieldSpec``,
+``StructRegistry``, ``EntityType``); each violation becomes a :class:`Problem` naming the JSON path,
+and building goes on so that one run reports everything wrong with a file.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from .errors import Problem
+from .model import Field, Message, Struct, parse_default
+from .types import FieldType
+from .versions import NONE, Versions
+
+ENTITY_TYPES = {  # entityType -> the primitive type it must annotate (or be an array of)
+    "unknown": None,
+    "transactionalId": "string",
+    "producerId": "int64",
+    "groupId": "string",
+    "topicName": "string",
+    "brokerId": "int32",
+}
+API_KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
+
+
+def as_bool(value: Any) -> bool:
+    """Jackson's coercion: true/false, or the strings "true"/"false" in any case."""
+    if isinstance(value, str):
+        return value.lower() == "true"
+    return bool(value)
+
+
+def as_int(value: Any) -> int:
+    return int(value)
+
+
+def as_default(value: Any) -> str:
+    """Kafka reads ``default`` as a string; JSON null means "no default given"."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def as_versions_text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+class _Builder:
+    def __init__(self, raw: dict[str, Any], source: str) -> None:
+        self.raw = raw
+        self.source = source
+        self.problems: list[Problem] = []
+        self.flexible = NONE
+        self.inline_specs: dict[str, tuple[dict[str, Any], str, Versions]] = {}
+        self.common_specs: dict[str, tuple[dict[str, Any], str]] = {}
+        self.built: dict[str, Struct] = {}
+        self.building: set[str] = set()
+
+    def problem(self, path: str, message: str) -> None:
+        self.problems.append(Problem(self.source, path, message))
+
+    def versions(self, text: Any, path: str, what: str, default: Versions | None = None) -> Versions | None:
+        try:
+            return Versions.parse(as_versions_text(text), default)
+        except ValueError as exc:
+            self.problem(path, f"{what}: {exc}")
+            return None
+
+    # --- message ------------------------------------------------------------------------------
+    def build(self) -> Message | None:
+        raw = self.raw
+        name = raw["name"]
+        mtype = raw["type"]
+        valid = self.versions(raw.get("validVersions"), "$.validVersions", "validVersions") or NONE
+        api_key = as_int(raw["apiKey"]) if "apiKey" in raw else None
+        if api_key is not None and not 0 <= api_key <= 0x7FFF:
+            self.problem("$.apiKey", f"apiKey {api_key} is not a non-negative int16")
+        if api_key is None and mtype in API_KEYED_TYPES:
+            self.problem("$", f"a message of type {mtype!r} needs an apiKey")
+        if mtype == "request" and not name.endswith("Request"):
+            self.problem("$.name", f"request {name!r} must have a name ending in 'Request'")
+        if mtype == "response" and not name.endswith("Response"):
+            self.problem("$.name", f"response {name!r} must have a name ending in 'Response'")
+
+        flexible = NONE
+        if not valid.empty:
+            if "flexibleVersions" not in raw:
+                self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
+            else:
+                flexible = self.versions(raw["flexibleVersions"], "$.flexibleVersions", "flexibleVersions") or NONE
+                if not flexible.empty and not flexible.open_ended:
+                    self.problem("$.flexibleVersions", f"flexibleVersions {flexible} must be 'none' or open-ended (N+)")
+        self.flexible = flexible
+
+        deprecated = self.versions(raw.get("deprecatedVersions"), "$.deprecatedVersions", "deprecatedVersions", NONE) or NONE
+        if not valid.contains(deprecated):
+            self.problem("$.deprecatedVersions", f"deprecatedVersions {deprecated} lie outside validVersions {valid}")
+        unstable = as_bool(raw.get("latestVersionUnstable", False))
+        if unstable and mtype != "request":
+            self.problem("$.latestVersionUnstable", "latestVersionUnstable is only valid for requests")
+        listeners = tuple(raw.get("listeners") or ())
+        if listeners and mtype != "request":
+            self.problem("$.listeners", "listeners are only valid for requests")
+        if mtype == "coordinator-key":
+            if valid != Versions(0, 0):
+                self.problem("$.validVersions", f"a coordinator-key must have validVersions \"0\", not {valid}")
+            if not flexible.empty:
+                self.problem("$.flexibleVersions", "a coordinator-key cannot be flexible")
+        header_versions = self.header_versions(raw.get("headerVersions"), mtype, valid)
+
+        self.register_structs(raw, valid)
+        commons = tuple(s for s in (self.struct_named(n) for n in self.common_specs) if s is not None)
+        top = self.build_struct(name, valid, raw["fields"], "$", top_level=True)
+        if self.problems:
+            return None
+        return Message(
+            name=name,
+            type=mtype,
+            api_key=api_key,
+            valid_versions=valid,
+            flexible_versions=flexible,
+            struct=top,
+            common_structs=commons,
+            deprecated_versions=deprecated,
+            latest_version_unstable=unstable,
+            listeners=listeners,
+            header_versions=header_versions,
+            source=self.source,
+            structs=dict(self.built),
+        )
+
+    def header_versions(self, raw: Any, mtype: str, valid: Versions) -> tuple[tuple[Versions, int], ...]:
+        if raw is None:
+            return ()
+        if mtype not in ("request", "response"):
+            self.problem("$.headerVersions", "headerVersions is only valid for requests and responses")
+            return ()
+        entries = []
+        for text, header in raw.items():
+            rng = self.versions(text, "$.headerVersions", "headerVersions key")
+            if rng is not None:
+                entries.append((rng, as_int(header)))
+        return tuple(entries)
+
+    # --- struct registry ------------------------------------------------------------------------
+    def register_structs(self, raw: dict[str, Any], valid: Versions) -> None:
+        """Find every named struct (common and inline) before building, so order does not matter."""
+        for i, common in enumerate(raw.get("commonStructs") or ()):
+            path = f"$.commonStructs[{i}]"
+            if common["name"] in self.common_specs:
+                self.problem(path, f"common struct {common['name']} is defined twice")
+                continue
+            self.common_specs[common["name"]] = (common, path)
+        for name, (common, path) in self.common_specs.items():
+            versions = self.versions(common.get("versions"), f"{path}.versions", "versions") or NONE
+            self.collect_inline(common["fields"], path, versions)
+        self.collect_inline(raw["fields"], "$", valid)
+        if raw["name"] in self.common_specs or raw["name"] in self.inline_specs:
+            self.problem("$.name", f"a struct is named {raw['name']}, like the message itself")
+
+    def collect_inline(self, fields: list[dict[str, Any]], parent_path: str, parent_versions: Versions) -> None:
+        for i, spec in enumerate(fields):
+            path = f"{parent_path}.fields[{i}]"
+            try:
+                ftype = FieldType.parse(spec["type"])
+            except ValueError:
+                continue  # reported when the field itself is built
+            struct_name = ftype.struct_name
+            if struct_name is None:
+                continue
+            if "fields" not in spec:
+                continue  # a reference to a struct defined elsewhere
+            if struct_name in self.common_specs:
+                self.problem(path, f"{spec['name']} re-specifies the common struct {struct_name} inline; "
+                                   "refer to it without 'fields'")
+                continue
+            if struct_name in self.inline_specs:
+                self.problem(path, f"struct {struct_name} is defined twice (first at {self.inline_specs[struct_name][1]})")
+                continue
+            versions = self.versions(spec.get("versions", spec.get("taggedVersions")), path + ".versions", "versions") or NONE
+            self.inline_specs[struct_name] = (spec, path, versions)
+            self.collect_inline(spec["fields"], path, versions)
+
+    def struct_named(self, name: str) -> Struct | None:
+        if name in self.built:
+            return self.built[name]
+        if name in self.building:
+            return None  # a struct that contains itself; reported by the caller
+        self.building.add(name)
+        try:
+            if name in self.common_specs:
+                spec, path = self.common_specs[name]
+                versions = self.versions(spec.get("versions"), f"{path}.versions", "versions") or NONE
+                struct = self.build_struct(name, versions, spec["fields"], path, is_common=True,
+                                           about=spec.get("about", ""))
+            elif name in self.inline_specs:
+                spec, path, versions = self.inline_specs[name]
+                struct = self.build_struct(name, versions, spec["fields"], path, about=spec.get("about", ""))
+            else:
+                return None
+        finally:
+            self.building.discard(name)
+        self.built[name] = struct
+        return struct
+
+    # --- structs and fields -------------------------------------------------------------------
+    def build_struct(self, name: str, versions: Versions, specs: list[dict[str, Any]], path: str,
+                     *, top_level: bool = False, is_common: bool = False, about: str = "") -> Struct:
+        fields: list[Field] = []
+        names: dict[str, str] = {}
+        attrs: dict[str, str] = {}
+        tags: dict[int, str] = {}
+        for i, spec in enumerate(specs):
+            fpath = f"{path}.fields[{i}]"
+            built = self.build_field(spec, fpath, versions, top_level=top_level)
+            if built is None:
+                continue
+            where = f"{fpath} ({built.name})"
+            if built.name in names:
+                self.problem(where, f"in {name}, field name {built.name} is used twice")
+            elif built.attr_name in attrs:
+                self.problem(where, f"in {name}, fields {attrs[built.attr_name]} and {built.name} "
+                                    f"map to the same attribute {built.attr_name}")
+            names[built.name] = fpath
+            attrs[built.attr_name] = built.name
+            if built.tag is not None:
+                if built.tag in tags:
+                    self.problem(where, f"in {name}, tag {built.tag} is used by both {tags[built.tag]} and {built.name}")
+                else:
+                    tags[built.tag] = built.name
+            fields.append(built)
+        for expected in range(len(tags)):
+            if expected not in tags:
+                self.problem(path, f"in {name}, tags are not contiguous from 0: tag {expected} is unused "
+                                   f"(used: {sorted(tags)})")
+                break
+        return Struct(name=name, versions=versions, fields=tuple(fields), is_common=is_common, about=about)
+
+    def build_field(self, spec: dict[str, Any], path: str, parent_versions: Versions, *, top_level: bool) -> Field | None:
+        name = spec["name"]
+        where = f"{path} ({name})"
+        problems_before = len(self.problems)
+
+        try:
+            ftype = FieldType.parse(spec["type"])
+        except ValueError as exc:
+            self.problem(where, str(exc))
+            return None
+
+        tagged = self.versions(spec.get("taggedVersions"), where, "taggedVersions", NONE) or NONE
+        versions = self.versions(spec.get("versions"), where, "versions", tagged if not tagged.empty else None)
+        if versions is None:
+            if "versions" not in spec:
+                self.problem(where, "neither versions nor taggedVersions is given")
+            return None
+        nullable = self.versions(spec.get("nullableVersions"), where, "nullableVersions", NONE) or NONE
+        if not nullable.empty and not ftype.can_be_nullable:
+            self.problem(where, f"type {ftype} cannot be nullable (only string, bytes, records, structs and arrays can)")
+
+        if "fields" in spec and not (ftype.is_struct or ftype.is_struct_array):
+            self.problem(where, f"only struct and struct-array fields can have 'fields', not {ftype}")
+
+        flexible_override = None
+        if "flexibleVersions" in spec and spec["flexibleVersions"] not in (None, ""):
+            flexible_override = self.versions(spec["flexibleVersions"], where, "flexibleVersions")
+            if ftype.name not in ("string", "bytes"):
+                self.problem(where, "only string and bytes fields can override flexibleVersions")
+
+        tag = as_int(spec["tag"]) if "tag" in spec and spec["tag"] is not None else None
+        map_key = as_bool(spec.get("mapKey", False))
+        self.check_tag(where, tag, tagged, versions, nullable, map_key)
+        if map_key and top_level:
+            self.problem(where, "mapKey is only meaningful inside the element struct of an array")
+
+        zero_copy = as_bool(spec.get("zeroCopy", False))
+        if zero_copy and ftype.name != "bytes":
+            self.problem(where, "zeroCopy is only valid on bytes fields")
+
+        entity = spec.get("entityType", "unknown")
+        expected = ENTITY_TYPES[entity]
+        base = ftype.element if ftype.is_array else ftype
+        if expected is not None and base is not None and base.name != expected:
+            self.problem(where, f"entityType {entity} needs type {expected} (or an array of it), not {ftype}")
+
+        if versions.intersect(parent_versions).empty and not parent_versions.empty:
+            self.problem(where, f"versions {versions} never overlap the enclosing versions {parent_versions}")
+
+        default = as_default(spec.get("default"))
+        self.check_default(where, ftype, default, versions, nullable)
+
+        struct = None
+        if ftype.struct_name is not None:
+            struct = self.struct_named(ftype.struct_name)
+            if struct is None:
+                if ftype.struct_name in self.building:
+                    self.problem(where, f"struct {ftype.struct_name} contains itself")
+                elif len(self.problems) == problems_before:
+                    self.problem(where, f"struct {ftype.struct_name} is not defined here or in commonStructs")
+
+        if len(self.problems) != problems_before:
+            return None
+        return Field(
+            name=name, type=ftype, versions=versions, nullable_versions=nullable, tagged_versions=tagged,
+            tag=tag, ignorable=as_bool(spec.get("ignorable", False)), default=default, map_key=map_key,
+            entity_type=entity, zero_copy=zero_copy, flexible_versions=flexible_override,
+            about=spec.get("about", ""), struct=struct, json_path=path,
+        )
+
+    def check_tag(self, where: str, tag: int | None, tagged: Versions, versions: Versions,
+                  nullable: Versions, map_key: bool) -> None:
+        if tag is None:
+            if not tagged.empty:
+                self.problem(where, f"taggedVersions {tagged} are given but no tag")
+            return
+        if tag < 0:
+            self.problem(where, f"tag {tag} is negative")
+        if tagged.empty:
+            self.problem(where, f"tag {tag} is given but no taggedVersions")
+            return
+        if map_key:
+            self.problem(where, "a tagged field cannot be a mapKey")
+        if not tagged.open_ended:
+            self.problem(where, f"taggedVersions {tagged} must be open-ended (N+)")
+        if not versions.contains(tagged):
+            self.problem(where, f"taggedVersions {tagged} must lie inside versions {versions}")
+        if not self.flexible.contains(tagged):
+            self.problem(where, f"taggedVersions {tagged} must lie inside the message's flexibleVersions {self.flexible}")
+        overlap = nullable.intersect(tagged)
+        if not overlap.empty and overlap != tagged:
+            self.problem(where, f"nullableVersions {nullable} cover only part of taggedVersions {tagged}: "
+                                "all tagged versions must be nullable, or none")
+
+    def check_default(self, where: str, ftype: FieldType, default: str, versions: Versions, nullable: Versions) -> None:
+        if default == "null":
+            if ftype.is_primitive and ftype.name not in ("string", "bytes", "records"):
+                self.problem(where, f"default null is not valid for type {ftype}")
+                return
+            if not nullable.contains(versions):
+                self.problem(where, f"default is null but the field is not nullable in all its versions "
+                                    f"(versions {versions}, nullableVersions {nullable})")
+            return
+        try:
+            parse_default(ftype, default, False)
+        except ValueError as exc:
+            self.problem(where, str(exc))
+
+
+def build_message(raw: dict[str, Any], source: str) -> tuple[Message | None, list[Problem]]:
+    """Build the model of one definition; returns (message or None, problems)."""
+    builder = _Builder(raw, source)
+    message = builder.build()
+    return message, builder.problems

@@ -1,0 +1,26 @@
+"""Errors about message definitions: each is one line naming the file and the JSON path."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kwire.errors import SchemaError
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with a definition, located well enough to fix it."""
+
+    file: str
+    path: str  # JSON path such as $.fields[2].fields[0], with the field name appended
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.path}: {self.message}"
+
+
+class DefinitionError(SchemaError):
+    """One or more definitions are invalid; ``problems`` lists every finding."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))

@@ -1,0 +1,94 @@
+"""Version ranges as Kafka's definitions write them: "none", "3", "1-4", "2+".
+
+Kafka's generator (``Versions.java``) treats "N+" as N..Short.MAX_VALUE; we do the same, so
+an open-ended range has ``highest == MAX_VERSION``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+import re
+
+MAX_VERSION = 0x7FFF
+
+_RANGE = re.compile(r"^(\d+)(?:(\+)|-(\d+))?$")
+
+
+@dataclass(frozen=True, slots=True)
+class Versions:
+    """An inclusive range of versions; ``lowest > highest`` is the empty range."""
+
+    lowest: int
+    highest: int
+
+    @staticmethod
+    def parse(text: str | None, default: "Versions | None" = None) -> "Versions":
+        """Parse Kafka's syntax. ``None`` gives ``default`` (a missing key)."""
+        if text is None:
+            if default is None:
+                raise ValueError("versions are required")
+            return default
+        text = text.strip()
+        if text == "none":
+            return NONE
+        match = _RANGE.match(text)
+        if not match:
+            raise ValueError(f"invalid version range {text!r}: expected 'none', 'N', 'N-M' or 'N+'")
+        low = int(match.group(1))
+        if match.group(2):
+            high = MAX_VERSION
+        elif match.group(3) is not None:
+            high = int(match.group(3))
+        else:
+            high = low
+        if low > MAX_VERSION or high > MAX_VERSION:
+            raise ValueError(f"invalid version range {text!r}: versions are int16")
+        if low > high:
+            raise ValueError(f"invalid version range {text!r}: lowest is above highest")
+        return Versions(low, high)
+
+    @property
+    def empty(self) -> bool:
+        return self.lowest > self.highest
+
+    @property
+    def open_ended(self) -> bool:
+        return not self.empty and self.highest == MAX_VERSION
+
+    def __contains__(self, version: int) -> bool:
+        return self.lowest <= version <= self.highest
+
+    def contains(self, other: "Versions") -> bool:
+        """True when every version of ``other`` is in this range (the empty range is in any)."""
+        return other.empty or (not self.empty and self.lowest <= other.lowest and other.highest <= self.highest)
+
+    def intersect(self, other: "Versions") -> "Versions":
+        low, high = max(self.lowest, other.lowest), min(self.highest, other.highest)
+        return Versions(low, high) if low <= high else NONE
+
+    def subtract(self, other: "Versions") -> "Versions | None":
+        """This range minus ``other``; None when the result is not one range (a hole)."""
+        if self.empty or other.empty or self.intersect(other).empty:
+            return self
+        if other.lowest <= self.lowest and other.highest >= self.highest:
+            return NONE
+        if other.lowest > self.lowest and other.highest < self.highest:
+            return None
+        if other.lowest <= self.lowest:
+            return Versions(other.highest + 1, self.highest)
+        return Versions(self.lowest, other.lowest - 1)
+
+    def __iter__(self):
+        return iter(range(self.lowest, self.highest + 1))
+
+    def __str__(self) -> str:
+        if self.empty:
+            return "none"
+        if self.highest == MAX_VERSION:
+            return f"{self.lowest}+"
+        if self.lowest == self.highest:
+            return str(self.lowest)
+        return f"{self.lowest}-{self.highest}"
+
+
+NONE = Versions(1, 0)
+ALL = Versions(0, MAX_VERSION)
