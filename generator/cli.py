@@ -30,6 +30,10 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
+    for command in sub.choices.values():  # -q/-v also work after the sub-command
+        group = command.add_mutually_exclusive_group()
+        group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
+        group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="print more detail")
     return parser
 
 

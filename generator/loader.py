@@ -1,8 +1,8 @@
 """Load definition files: commented JSON -> JSON Schema check -> semantic rules -> model.
 
 ``load_file`` handles one definition; ``load_definitions`` a set of files or directories and
-adds the rules that span files (one request and one response per apiKey, unique metadata and
-coordinator apiKeys, unique names).
+adds the rules that span files (one request and one response per apiKey with matching names,
+unique metadata and coordinator apiKeys, unique names).
 """
 from __future__ import annotations
 
@@ -22,11 +22,37 @@ from .model import Message
 
 
 @lru_cache(maxsize=1)
+def _schema() -> dict[str, Any]:
+    return json.loads(resources.files("generator").joinpath("definition_schema.json").read_text())
+
+
+@lru_cache(maxsize=1)
 def _schema_validator() -> jsonschema.protocols.Validator:
-    schema = json.loads(resources.files("generator").joinpath("definition_schema.json").read_text())
+    schema = _schema()
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     return cls(schema)
+
+
+def _without_nulls(raw: Any) -> Any:
+    """Drop known keys whose value is null: Jackson reads them as "not given" (``"default": null``).
+
+    Unknown keys are kept whatever their value, so the schema still reports them.
+    """
+    schema = _schema()
+    defs = schema["$defs"]
+
+    def clean(obj: Any, keys: Any) -> Any:
+        if not isinstance(obj, dict):
+            return obj
+        out = {k: v for k, v in obj.items() if not (v is None and k in keys)}
+        if isinstance(out.get("fields"), list):
+            out["fields"] = [clean(f, defs["field"]["properties"]) for f in out["fields"]]
+        if isinstance(out.get("commonStructs"), list):
+            out["commonStructs"] = [clean(c, defs["commonStruct"]["properties"]) for c in out["commonStructs"]]
+        return out
+
+    return clean(raw, schema["properties"])
 
 
 def _json_path(parts: Iterable[Any]) -> str:
@@ -36,11 +62,28 @@ def _json_path(parts: Iterable[Any]) -> str:
     return path
 
 
+def _located_path(raw: Any, parts: list[Any]) -> str:
+    """The JSON path of ``parts``, with the name of the innermost field on it appended."""
+    node, previous, field_name = raw, None, None
+    for part in parts:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        if previous == "fields" and isinstance(node, dict) and isinstance(node.get("name"), str):
+            field_name = node["name"]
+        previous = part
+    path = _json_path(parts)
+    return f"{path} ({field_name})" if field_name else path
+
+
 def _schema_problems(raw: Any, source: str) -> list[Problem]:
     problems = []
     for error in sorted(_schema_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path))):
-        # For oneOf/anyOf the generic message is vague; name the offending value instead.
-        if error.validator == "oneOf":
+        # jsonschema's messages for oneOf and pattern are vague; say what was expected instead.
+        if error.validator in ("oneOf", "pattern") and "description" in error.schema:
+            message = f"{error.instance!r} is not {error.schema['description']}"
+        elif error.validator == "oneOf":
             message = f"{error.instance!r} is not valid here"
         elif error.validator == "anyOf":
             message = "a field needs versions or taggedVersions"
@@ -48,20 +91,22 @@ def _schema_problems(raw: Any, source: str) -> list[Problem]:
             message = error.message.replace("Additional properties are not allowed", "unknown key")
         else:
             message = error.message
-        problems.append(Problem(source, _json_path(error.absolute_path), message))
+        problems.append(Problem(source, _located_path(raw, list(error.absolute_path)), message))
     return problems
 
 
 def load_text(text: str, source: str = "<string>") -> Message:
     """Parse and validate one definition given as text."""
     try:
-        raw = jsonc.loads(text)
+        raw = _without_nulls(jsonc.loads(text))
+        problems = _schema_problems(raw, source)
+        if problems:
+            raise DefinitionError(problems)
+        message, problems = build_message(raw, source)
     except jsonc.JsonSyntaxError as exc:
-        raise DefinitionError([Problem(source, f"line {exc.line} column {exc.column}", str(exc).split(": ", 1)[1])]) from None
-    problems = _schema_problems(raw, source)
-    if problems:
-        raise DefinitionError(problems)
-    message, problems = build_message(raw, source)
+        raise DefinitionError([Problem(source, f"line {exc.line} column {exc.column}", exc.reason)]) from None
+    except RecursionError:
+        raise DefinitionError([Problem(source, "$", "fields are nested too deeply to process")]) from None
     if problems or message is None:
         raise DefinitionError(problems)
     return message
@@ -70,7 +115,7 @@ def load_text(text: str, source: str = "<string>") -> Message:
 def load_file(path: str | Path) -> Message:
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # Jackson skips a UTF-8 byte order mark too
     except (OSError, UnicodeDecodeError) as exc:
         raise DefinitionError([Problem(str(path), "$", f"cannot read: {exc}")]) from None
     return load_text(text, str(path))
@@ -100,15 +145,19 @@ def load_definitions(paths: Iterable[str | Path]) -> list[Message]:
 
 
 def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
-    """Rules that span definitions: unique names, and apiKeys unique per message type."""
+    """Rules that span definitions: unique names, apiKeys unique per message type, and the
+    request and response of one apiKey named alike (Kafka derives the API's name from both)."""
     problems = []
     seen_names: dict[str, Message] = {}
     seen_keys: dict[tuple[str, int], Message] = {}
+    messages = list(messages)
     for m in messages:
         if m.name in seen_names:
             problems.append(Problem(m.source, "$.name", f"message {m.name} is also defined in {seen_names[m.name].source}"))
         seen_names.setdefault(m.name, m)
-        if m.api_key is None or m.type in ("header", "data"):
+        # Coordinator record keys are unique per coordinator (group vs transaction), which a
+        # directory of files cannot tell apart, so only RPCs and metadata records are checked.
+        if m.api_key is None or m.type not in ("request", "response", "metadata"):
             continue
         key = (m.type, m.api_key)
         if key in seen_keys:
@@ -116,4 +165,12 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
             problems.append(Problem(m.source, "$.apiKey",
                                     f"apiKey {m.api_key} of {m.type} {m.name} is already used by {other.name} ({other.source})"))
         seen_keys.setdefault(key, m)
+    for m in messages:
+        request = seen_keys.get(("request", m.api_key)) if m.type == "response" else None
+        if request is not None and seen_keys.get(("response", m.api_key)) is m:
+            base = request.name[: -len("Request")]
+            if m.name != base + "Response":
+                problems.append(Problem(m.source, "$.name",
+                                        f"response {m.name} shares apiKey {m.api_key} with request {request.name} "
+                                        f"({request.source}); name it {base}Response"))
     return problems

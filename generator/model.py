@@ -26,6 +26,7 @@ RESERVED_ATTRIBUTES = frozenset(
 
 def snake_case(name: str) -> str:
     """``ThrottleTimeMs`` -> ``throttle_time_ms``, ``ZkMigrationReady`` -> ``zk_migration_ready``."""
+    name = name.replace("KRaft", "Kraft")  # one word, not K_Raft
     text = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
     text = re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", text)
     return text.lower()
@@ -109,10 +110,13 @@ def parse_default(ftype: FieldType, text: str, null_default: bool) -> Any:
     if name in INTEGER_RANGES:
         if text == "":
             return 0
-        try:
-            value = int(text[2:], 16) if text.startswith("0x") else int(text, 10)
-        except ValueError:
-            raise ValueError(f"invalid default for {name}: {text!r} is not an integer") from None
+        # Java's Integer.valueOf: optional sign and ASCII digits only (Python's int() would also
+        # take spaces, underscores and non-ASCII digits).
+        hexadecimal = text.startswith("0x")
+        digits = text[2:] if hexadecimal else text
+        if not re.fullmatch(r"[+-]?[0-9a-fA-F]+" if hexadecimal else r"[+-]?[0-9]+", digits):
+            raise ValueError(f"invalid default for {name}: {text!r} is not an integer")
+        value = int(digits, 16 if hexadecimal else 10)
         low, high = INTEGER_RANGES[name]
         if not low <= value <= high:
             raise ValueError(f"invalid default for {name}: {text} is out of range {low}..{high}")
@@ -127,6 +131,9 @@ def parse_default(ftype: FieldType, text: str, null_default: bool) -> Any:
     if name == "uuid":
         if text == "":
             return uuid.UUID(int=0)
+        # urlsafe_b64decode silently skips characters outside the alphabet; Java's decoder refuses.
+        if not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}", text):
+            raise ValueError(f"invalid default for uuid: {text!r} is not base64url")
         try:
             raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
         except ValueError:

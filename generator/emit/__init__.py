@@ -1,0 +1,162 @@
+"""Emit one Python module per definition, and the package ``__init__`` that indexes them."""
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable
+from pathlib import Path
+
+import jinja2
+
+from ..model import Field, Message, snake_case
+from ..versions import Versions
+from .plan import MessagePlan, StructPlan, default_literal, non_default_check, python_type
+
+_ENV = jinja2.Environment(
+    loader=jinja2.PackageLoader("generator", "templates"),
+    undefined=jinja2.StrictUndefined,
+    keep_trailing_newline=True,
+    autoescape=False,
+)
+
+
+def module_name(message: Message) -> str:
+    return snake_case(message.name)
+
+
+def _doc(text: str, fallback: str) -> str:
+    text = (text or fallback).replace('"""', "'''").replace("\\", "\\\\")
+    return "\n    ".join(textwrap.wrap(text, 92)) if text else fallback
+
+
+def _vrange(v: Versions) -> str:
+    return f"({v.lowest}, {v.highest})" if not v.empty else "(1, 0)"
+
+
+def _fresh_default(f: Field, uuid_names: dict[str, str]) -> str:
+    """An expression giving a new default value (arrays and structs are never shared)."""
+    if f.has_null_default:
+        return "None"
+    t = f.type
+    if t.is_array:
+        return "KeyedList()" if f.struct is not None and f.struct.map_key_fields else "[]"
+    if t.is_struct:
+        return f"{t.name}()"
+    return default_literal(f, uuid_names)
+
+
+def _param(f: Field, uuid_names: dict[str, str]) -> tuple[str, str, str]:
+    """(type hint, default, init expression) of a constructor parameter."""
+    nullable = not f.nullable_versions.empty
+    hint = python_type(f, nullable)
+    t = f.type
+    if t.is_array or t.is_struct:
+        # None asks for the default, so that no mutable default is ever shared.
+        fresh = _fresh_default(f, uuid_names)
+        hint = hint if hint.endswith("| None") else f"{hint} | None"
+        if f.has_null_default:
+            init = f.attr_name
+        elif t.is_array and f.struct is not None and f.struct.map_key_fields:
+            init = f"KeyedList() if {f.attr_name} is None else {f.attr_name} if type({f.attr_name}) is KeyedList else KeyedList({f.attr_name})"
+        else:
+            init = f"{fresh} if {f.attr_name} is None else {f.attr_name}"
+        return hint, "None", init
+    return hint, default_literal(f, uuid_names), f.attr_name
+
+
+def _info_default(f: Field, uuid_names: dict[str, str]) -> str:
+    if f.has_null_default:
+        return "None"
+    if f.type.is_array or f.type.is_struct:
+        return "()"
+    return default_literal(f, uuid_names)
+
+
+def _fixed_suffix(fmt: str) -> str:
+    return fmt[1:].replace("?", "o")
+
+
+def render_message(message: Message, source: str | None = None) -> str:
+    plan = MessagePlan(message)
+    uuid_names: dict[str, str] = {}
+    structs: list[StructPlan] = plan.structs
+    fixed: dict[str, str] = {}
+    fields: list[Field] = []
+    for sp in structs:
+        fields.extend(sp.struct.fields)
+        for g in sp.groups:
+            for op in g.ops + g.tagged:
+                if op.kind == "fixed":
+                    fixed.setdefault(op.fmt, _fixed_suffix(op.fmt))
+
+    hints, param_hints, param_defaults, init_exprs, docs, valid = {}, {}, {}, {}, {}, {}
+    for sp in structs:
+        s = sp.struct
+        hints[s.name], param_hints[s.name], param_defaults[s.name], init_exprs[s.name] = {}, {}, {}, {}
+        for f in s.fields:
+            hints[s.name][f.name] = python_type(f, not f.nullable_versions.empty)
+            ph, pd, ie = _param(f, uuid_names)
+            param_hints[s.name][f.name], param_defaults[s.name][f.name], init_exprs[s.name][f.name] = ph, pd, ie
+        docs[s.name] = _doc(s.about, f"The {s.name} structure of {message.name}.")
+        present = [v for v, g in enumerate(sp.table) if g is not None]
+        valid[s.name] = (present[0], present[-1]) if present else (1, 0)
+
+    checks = {f: non_default_check(f, f"o.{f.attr_name}", uuid_names) for f in fields}
+    fresh_defaults = {f: _fresh_default(f, uuid_names) for f in fields}
+    info_defaults = {f: _info_default(f, uuid_names) for f in fields}
+    # the message struct's docstring comes from the definition's file-level description, if any
+    return _ENV.get_template("module.py.j2").render(
+        message=message,
+        source=source or Path(message.source).name,
+        about_message=f"{message.type.capitalize()} message, versions {message.valid_versions}, "
+                      f"flexible versions {message.flexible_versions}.",
+        structs=structs,
+        fixed_names=fixed,
+        uuid_names=uuid_names,
+        hints=hints,
+        param_hints=param_hints,
+        param_defaults=param_defaults,
+        init_exprs=init_exprs,
+        docs=docs,
+        valid=valid,
+        checks=checks,
+        fresh_defaults=fresh_defaults,
+        info_defaults=info_defaults,
+        vrange=_vrange,
+    )
+
+
+def render_package_init(messages: Iterable[Message]) -> str:
+    return _ENV.get_template("package_init.py.j2").render(
+        modules=[(module_name(m), m.name) for m in sorted(messages, key=lambda m: m.name)]
+    )
+
+
+def render_all(messages: Iterable[Message]) -> dict[str, str]:
+    """File name -> content for the whole generated package."""
+    messages = list(messages)
+    files = {f"{module_name(m)}.py": render_message(m) for m in messages}
+    files["__init__.py"] = render_package_init(messages)
+    return files
+
+
+def write_package(files: dict[str, str], out_dir: Path) -> list[str]:
+    """Write files that changed, remove stale modules; return the names written or removed."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    changed = []
+    for name, content in files.items():
+        path = out_dir / name
+        if not path.exists() or path.read_text() != content:
+            path.write_text(content)
+            changed.append(name)
+    for path in out_dir.glob("*.py"):
+        if path.name not in files:
+            path.unlink()
+            changed.append(path.name)
+    return changed
+
+
+def stale_files(files: dict[str, str], out_dir: Path) -> list[str]:
+    """Names of files that `write_package` would write or remove."""
+    stale = [n for n, c in files.items() if not (out_dir / n).exists() or (out_dir / n).read_text() != c]
+    stale += [p.name for p in out_dir.glob("*.py") if p.name not in files]
+    return sorted(stale)

@@ -1,0 +1,34 @@
+"""Shared fixtures: paths, and codecs generated from kafka-python's shipped definitions."""
+from __future__ import annotations
+
+import importlib
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+MESSAGE_DEFS = REPO / "message_defs"
+
+
+def kafka_python_definitions() -> Path:
+    """The Kafka 4.x client definitions kafka-python 3 ships in its wheel."""
+    import kafka.protocol.schemas as schemas
+
+    return Path(schemas.__file__).parent / "resources"
+
+
+@pytest.fixture(scope="session")
+def kp_generated(tmp_path_factory: pytest.TempPathFactory):
+    """A package generated (by kwire) from kafka-python's definitions, imported as ``kpgen``."""
+    from generator.emit import render_all, write_package
+    from generator.loader import load_definitions
+
+    root = tmp_path_factory.mktemp("kpgen")
+    write_package(render_all(load_definitions([kafka_python_definitions()])), root / "kpgen")
+    sys.path.insert(0, str(root))
+    try:
+        yield importlib.import_module("kpgen")
+    finally:
+        sys.path.remove(str(root))
