@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
@@ -110,20 +112,44 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         (o.resource_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "resource_name"
-        o.resource_name, pos = _w.read_compact_string(buf, pos)
-        if o.resource_name is None:
-            raise DecodeError("non-nullable field resource_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.resource_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.resource_name, pos = _w.read_compact_string(buf, pos)
+            if o.resource_name is None:
+                raise DecodeError("non-nullable field resource_name was null", offset=pos)
         _f = "pattern_type"
         (o.pattern_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "principal"
-        o.principal, pos = _w.read_compact_string(buf, pos)
-        if o.principal is None:
-            raise DecodeError("non-nullable field principal was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.principal = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.principal, pos = _w.read_compact_string(buf, pos)
+            if o.principal is None:
+                raise DecodeError("non-nullable field principal was null", offset=pos)
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "operation, permission_type"
         o.operation, o.permission_type = _unpack_bb(buf, pos)
         pos += 2

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
@@ -100,13 +102,29 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
     _i = 0
     try:
         _f = "client_software_name"
-        o.client_software_name, pos = _w.read_compact_string(buf, pos)
-        if o.client_software_name is None:
-            raise DecodeError("non-nullable field client_software_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.client_software_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.client_software_name, pos = _w.read_compact_string(buf, pos)
+            if o.client_software_name is None:
+                raise DecodeError("non-nullable field client_software_name was null", offset=pos)
         _f = "client_software_version"
-        o.client_software_version, pos = _w.read_compact_string(buf, pos)
-        if o.client_software_version is None:
-            raise DecodeError("non-nullable field client_software_version was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.client_software_version = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.client_software_version, pos = _w.read_compact_string(buf, pos)
+            if o.client_software_version is None:
+                raise DecodeError("non-nullable field client_software_version was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hhh = struct.Struct(">hhh").unpack_from
@@ -25,6 +27,8 @@ _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
+_iter_hhh = struct.Struct(">hhh").iter_unpack
+_iter_hhhB = struct.Struct(">hhhB").iter_unpack
 
 
 class ApiVersion(GeneratedStruct):
@@ -333,9 +337,17 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "min_version, max_version"
         o.min_version, o.max_version = _unpack_hh(buf, pos)
         pos += 4
@@ -392,9 +404,17 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "max_version_level, min_version_level"
         o.max_version_level, o.min_version_level = _unpack_hh(buf, pos)
         pos += 4
@@ -465,9 +485,20 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         else:
             items = KeyedList()
             append = items.append
-            for _i in range(n):
-                item, pos = _read_ApiVersion_v0_2(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 6
+            rows = buf[pos:end]
+            if len(rows) == n * 6:
+                for row in _iter_hhh(rows):
+                    item = _new(ApiVersion)
+                    item.api_key, item.min_version, item.max_version,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_ApiVersion_v0_2(buf, pos)
+                    append(item)
             o.api_keys = items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -527,9 +558,20 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         else:
             items = KeyedList()
             append = items.append
-            for _i in range(n):
-                item, pos = _read_ApiVersion_v0_2(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 6
+            rows = buf[pos:end]
+            if len(rows) == n * 6:
+                for row in _iter_hhh(rows):
+                    item = _new(ApiVersion)
+                    item.api_key, item.min_version, item.max_version,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_ApiVersion_v0_2(buf, pos)
+                    append(item)
             o.api_keys = items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -594,9 +636,20 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         else:
             items = KeyedList()
             append = items.append
-            for _i in range(n):
-                item, pos = _read_ApiVersion_v3_4(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 7
+            rows = buf[pos:end]
+            if len(rows) == n * 7 and not any(rows[6::7]):
+                for row in _iter_hhhB(rows):
+                    item = _new(ApiVersion)
+                    item.api_key, item.min_version, item.max_version, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_ApiVersion_v3_4(buf, pos)
+                    append(item)
             o.api_keys = items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
@@ -76,7 +78,15 @@ def _read_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransact
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "name"
-                    o.name, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.name = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.name, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (name) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

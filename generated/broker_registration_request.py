@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_Hh = struct.Struct(">Hh").unpack_from
@@ -222,13 +224,29 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port, security_protocol"
         o.port, o.security_protocol = _unpack_Hh(buf, pos)
         pos += 4
@@ -290,9 +308,17 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "min_supported_version, max_supported_version"
         o.min_supported_version, o.max_supported_version = _unpack_hh(buf, pos)
         pos += 4
@@ -356,9 +382,17 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
@@ -384,7 +418,15 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -484,9 +526,17 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
@@ -512,7 +562,15 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
@@ -614,9 +672,17 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
@@ -642,7 +708,15 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
@@ -767,9 +841,17 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
@@ -795,7 +877,15 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
@@ -925,9 +1015,17 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
@@ -953,7 +1051,15 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_do = struct.Struct(">d?").unpack_from
@@ -125,11 +127,27 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
     _i = 0
     try:
         _f = "entity_type"
-        o.entity_type, pos = _w.read_compact_string(buf, pos)
-        if o.entity_type is None:
-            raise DecodeError("non-nullable field entity_type was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.entity_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.entity_type, pos = _w.read_compact_string(buf, pos)
+            if o.entity_type is None:
+                raise DecodeError("non-nullable field entity_type was null", offset=pos)
         _f = "entity_name"
-        o.entity_name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.entity_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.entity_name, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -195,9 +213,17 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
                 append(item)
             o.entity = items
         _f = "key"
-        o.key, pos = _w.read_compact_string(buf, pos)
-        if o.key is None:
-            raise DecodeError("non-nullable field key was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.key = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.key, pos = _w.read_compact_string(buf, pos)
+            if o.key is None:
+                raise DecodeError("non-nullable field key was null", offset=pos)
         _f = "value, remove"
         o.value, o.remove = _unpack_do(buf, pos)
         pos += 9

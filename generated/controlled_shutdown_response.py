@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -158,9 +160,17 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_compact_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic_name, pos = _w.read_compact_string(buf, pos)
+            if o.topic_name is None:
+                raise DecodeError("non-nullable field topic_name was null", offset=pos)
         _f = "partition_index"
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4

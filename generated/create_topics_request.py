@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -19,6 +21,7 @@ _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
 _unpack_io = struct.Struct(">i?").unpack_from
 _pack_io = struct.Struct(">i?").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 
 
 class CreatableReplicaAssignment(GeneratedStruct):
@@ -279,11 +282,19 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "broker_ids"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.broker_ids = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.broker_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+            else:
+                o.broker_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -386,11 +397,27 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "value"
-        o.value, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.value = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.value, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -538,9 +565,17 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "num_partitions, replication_factor"
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6

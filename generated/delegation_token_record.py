@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_qqq = struct.Struct(">qqq").unpack_from
@@ -97,13 +99,29 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
     _i = 0
     try:
         _f = "owner"
-        o.owner, pos = _w.read_compact_string(buf, pos)
-        if o.owner is None:
-            raise DecodeError("non-nullable field owner was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.owner = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.owner, pos = _w.read_compact_string(buf, pos)
+            if o.owner is None:
+                raise DecodeError("non-nullable field owner was null", offset=pos)
         _f = "requester"
-        o.requester, pos = _w.read_compact_string(buf, pos)
-        if o.requester is None:
-            raise DecodeError("non-nullable field requester was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.requester = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.requester, pos = _w.read_compact_string(buf, pos)
+            if o.requester is None:
+                raise DecodeError("non-nullable field requester was null", offset=pos)
         _f = "renewers"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -120,9 +138,17 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
         o.issue_timestamp, o.max_timestamp, o.expiration_timestamp = _unpack_qqq(buf, pos)
         pos += 24
         _f = "token_id"
-        o.token_id, pos = _w.read_compact_string(buf, pos)
-        if o.token_id is None:
-            raise DecodeError("non-nullable field token_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.token_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.token_id, pos = _w.read_compact_string(buf, pos)
+            if o.token_id is None:
+                raise DecodeError("non-nullable field token_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

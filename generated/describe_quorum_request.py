@@ -10,11 +10,14 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_iter_iB = struct.Struct(">iB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):
@@ -198,9 +201,17 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_compact_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic_name, pos = _w.read_compact_string(buf, pos)
+            if o.topic_name is None:
+                raise DecodeError("non-nullable field topic_name was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -208,9 +219,20 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v0_2(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 5
+            rows = buf[pos:end]
+            if len(rows) == n * 5 and not any(rows[4::5]):
+                for row in _iter_iB(rows):
+                    item = _new(PartitionData)
+                    item.partition_index, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_PartitionData_v0_2(buf, pos)
+                    append(item)
             o.partitions = items
         _f = "(tagged fields)"
         if buf[pos] == 0:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
@@ -741,7 +743,15 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "leader_id, leader_epoch, high_watermark"
         o.leader_id, o.leader_epoch, o.high_watermark = _unpack_iiq(buf, pos)
         pos += 16
@@ -850,9 +860,17 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_compact_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic_name, pos = _w.read_compact_string(buf, pos)
+            if o.topic_name is None:
+                raise DecodeError("non-nullable field topic_name was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -930,9 +948,17 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_compact_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic_name, pos = _w.read_compact_string(buf, pos)
+            if o.topic_name is None:
+                raise DecodeError("non-nullable field topic_name was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1010,9 +1036,17 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_compact_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic_name, pos = _w.read_compact_string(buf, pos)
+            if o.topic_name is None:
+                raise DecodeError("non-nullable field topic_name was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1090,13 +1124,29 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port"
         (o.port,) = _unpack_H(buf, pos)
         pos += 2
@@ -1397,7 +1447,15 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
@@ -31,6 +33,7 @@ _unpack_iiiibii = struct.Struct(">iiiibii").unpack_from
 _pack_iiiibii = struct.Struct(">iiiibii").pack
 _unpack_iiibii = struct.Struct(">iiibii").unpack_from
 _pack_iiibii = struct.Struct(">iiibii").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -911,9 +914,17 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_compact_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic, pos = _w.read_compact_string(buf, pos)
+            if o.topic is None:
+                raise DecodeError("non-nullable field topic was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1279,15 +1290,31 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_compact_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
-        _f = "partitions"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic = buf[pos + 1:end].decode()
+            pos = end
         else:
-            o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.topic, pos = _w.read_compact_string(buf, pos)
+            if o.topic is None:
+                raise DecodeError("non-nullable field topic was null", offset=pos)
+        _f = "partitions"
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.partitions = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
+        else:
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1355,11 +1382,19 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field partitions was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.partitions = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field partitions was null", offset=pos)
+            else:
+                o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1860,9 +1895,17 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 append(item)
             o.forgotten_topics_data = items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_compact_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack_id, pos = _w.read_compact_string(buf, pos)
+            if o.rack_id is None:
+                raise DecodeError("non-nullable field rack_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1874,7 +1917,15 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    o.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.cluster_id = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1992,9 +2043,17 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 append(item)
             o.forgotten_topics_data = items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_compact_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack_id, pos = _w.read_compact_string(buf, pos)
+            if o.rack_id is None:
+                raise DecodeError("non-nullable field rack_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2006,7 +2065,15 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    o.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.cluster_id = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2125,9 +2192,17 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 append(item)
             o.forgotten_topics_data = items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_compact_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack_id, pos = _w.read_compact_string(buf, pos)
+            if o.rack_id is None:
+                raise DecodeError("non-nullable field rack_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2139,7 +2214,15 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    o.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.cluster_id = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -2275,9 +2358,17 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 append(item)
             o.forgotten_topics_data = items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_compact_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack_id, pos = _w.read_compact_string(buf, pos)
+            if o.rack_id is None:
+                raise DecodeError("non-nullable field rack_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2289,7 +2380,15 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    o.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.cluster_id = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -2425,9 +2524,17 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 append(item)
             o.forgotten_topics_data = items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_compact_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack_id, pos = _w.read_compact_string(buf, pos)
+            if o.rack_id is None:
+                raise DecodeError("non-nullable field rack_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2439,7 +2546,15 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    o.cluster_id, pos = _w.read_compact_string(buf, pos)
+                    n = buf[pos]
+                    if 0 < n < 0x80:  # the usual case: a one-byte length
+                        end = pos + n
+                        if end > len(buf):
+                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                        o.cluster_id = buf[pos + 1:end].decode()
+                        pos = end
+                    else:
+                        o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cluster_id) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:

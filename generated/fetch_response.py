@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
@@ -29,6 +31,8 @@ _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_ihi = struct.Struct(">ihi").unpack_from
 _pack_ihi = struct.Struct(">ihi").pack
+_iter_qq = struct.Struct(">qq").iter_unpack
+_iter_qqB = struct.Struct(">qqB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -712,9 +716,20 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 16
+            rows = buf[pos:end]
+            if len(rows) == n * 16:
+                for row in _iter_qq(rows):
+                    item = _new(AbortedTransaction)
+                    item.producer_id, item.first_offset,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    append(item)
             o.aborted_transactions = items
         _f = "records"
         o.records, pos = _w.read_bytes(buf, pos)
@@ -787,9 +802,20 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 16
+            rows = buf[pos:end]
+            if len(rows) == n * 16:
+                for row in _iter_qq(rows):
+                    item = _new(AbortedTransaction)
+                    item.producer_id, item.first_offset,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    append(item)
             o.aborted_transactions = items
         _f = "records"
         o.records, pos = _w.read_bytes(buf, pos)
@@ -861,9 +887,20 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 16
+            rows = buf[pos:end]
+            if len(rows) == n * 16:
+                for row in _iter_qq(rows):
+                    item = _new(AbortedTransaction)
+                    item.producer_id, item.first_offset,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    append(item)
             o.aborted_transactions = items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -938,9 +975,20 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 17
+            rows = buf[pos:end]
+            if len(rows) == n * 17 and not any(rows[16::17]):
+                for row in _iter_qqB(rows):
+                    item = _new(AbortedTransaction)
+                    item.producer_id, item.first_offset, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                    append(item)
             o.aborted_transactions = items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -1258,9 +1306,17 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_compact_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.topic, pos = _w.read_compact_string(buf, pos)
+            if o.topic is None:
+                raise DecodeError("non-nullable field topic was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1418,14 +1474,30 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
@@ -164,9 +166,17 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
     _i = 0
     try:
         _f = "key"
-        o.key, pos = _w.read_compact_string(buf, pos)
-        if o.key is None:
-            raise DecodeError("non-nullable field key was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.key = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.key, pos = _w.read_compact_string(buf, pos)
+            if o.key is None:
+                raise DecodeError("non-nullable field key was null", offset=pos)
         _f = "key_type"
         (o.key_type,) = _unpack_b(buf, pos)
         pos += 1

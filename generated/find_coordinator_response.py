@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -164,21 +166,45 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
     _i = 0
     try:
         _f = "key"
-        o.key, pos = _w.read_compact_string(buf, pos)
-        if o.key is None:
-            raise DecodeError("non-nullable field key was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.key = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.key, pos = _w.read_compact_string(buf, pos)
+            if o.key is None:
+                raise DecodeError("non-nullable field key was null", offset=pos)
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port, error_code"
         o.port, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -356,14 +382,30 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from
@@ -19,6 +21,7 @@ _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_iio = struct.Struct(">ii?").unpack_from
 _pack_iio = struct.Struct(">ii?").pack
+_unpack_array_b = _w.UNPACK_ARRAY["b"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -120,11 +123,19 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         (o.subscription_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "accepted_compression_types"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 1
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.accepted_compression_types = list(_unpack_array_b[n](buf, pos + 1))
+            pos = end
         else:
-            o.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, n, "b", 1)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
+            else:
+                o.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, n, "b", 1)
         _f = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         o.push_interval_ms, o.telemetry_max_bytes, o.delta_temporality = _unpack_iio(buf, pos)
         pos += 9

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -408,19 +410,51 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "client_id"
-        o.client_id, pos = _w.read_compact_string(buf, pos)
-        if o.client_id is None:
-            raise DecodeError("non-nullable field client_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.client_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.client_id, pos = _w.read_compact_string(buf, pos)
+            if o.client_id is None:
+                raise DecodeError("non-nullable field client_id was null", offset=pos)
         _f = "client_host"
-        o.client_host, pos = _w.read_compact_string(buf, pos)
-        if o.client_host is None:
-            raise DecodeError("non-nullable field client_host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.client_host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.client_host, pos = _w.read_compact_string(buf, pos)
+            if o.client_host is None:
+                raise DecodeError("non-nullable field client_host was null", offset=pos)
         _f = "rebalance_timeout, session_timeout"
         o.rebalance_timeout, o.session_timeout = _unpack_ii(buf, pos)
         pos += 8
@@ -828,16 +862,40 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     _i = 0
     try:
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
+            if o.protocol_type is None:
+                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
         _f = "protocol"
-        o.protocol, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.leader = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.leader, pos = _w.read_compact_string(buf, pos)
         _f = "current_state_timestamp"
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -149,7 +151,15 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
     _i = 0
     try:
         _f = "transactional_id"
-        o.transactional_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.transactional_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms"
         (o.transaction_timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -214,7 +224,15 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
     _i = 0
     try:
         _f = "transactional_id"
-        o.transactional_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.transactional_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms, producer_id, producer_epoch"
         o.transaction_timeout_ms, o.producer_id, o.producer_epoch = _unpack_iqh(buf, pos)
         pos += 14
@@ -273,7 +291,15 @@ def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerId
     _i = 0
     try:
         _f = "transactional_id"
-        o.transactional_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.transactional_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms, producer_id, producer_epoch, enable2_pc, keep_prepared_txn"
         o.transaction_timeout_ms, o.producer_id, o.producer_epoch, o.enable2_pc, o.keep_prepared_txn = _unpack_iqhoo(buf, pos)
         pos += 16

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -192,9 +194,17 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "metadata"
         o.metadata, pos = _w.read_compact_bytes(buf, pos)
         if o.metadata is None:
@@ -526,22 +536,54 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
+            if o.protocol_type is None:
+                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
         _f = "protocols[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -634,22 +676,54 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
+            if o.protocol_type is None:
+                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
         _f = "protocols[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -662,7 +736,15 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
                 append(item)
             o.protocols = items
         _f = "reason"
-        o.reason, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.reason = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.reason, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hi = struct.Struct(">hi").unpack_from
@@ -255,11 +257,27 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "metadata"
         o.metadata, pos = _w.read_compact_bytes(buf, pos)
         if o.metadata is None:
@@ -596,17 +614,41 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_compact_string(buf, pos)
-        if o.protocol_name is None:
-            raise DecodeError("non-nullable field protocol_name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_name, pos = _w.read_compact_string(buf, pos)
+            if o.protocol_name is None:
+                raise DecodeError("non-nullable field protocol_name was null", offset=pos)
         _f = "leader"
-        o.leader, pos = _w.read_compact_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.leader = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.leader, pos = _w.read_compact_string(buf, pos)
+            if o.leader is None:
+                raise DecodeError("non-nullable field leader was null", offset=pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "members[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -702,17 +744,49 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_compact_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.leader = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.leader, pos = _w.read_compact_string(buf, pos)
+            if o.leader is None:
+                raise DecodeError("non-nullable field leader was null", offset=pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "members[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -808,20 +882,52 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_compact_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.leader = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.leader, pos = _w.read_compact_string(buf, pos)
+            if o.leader is None:
+                raise DecodeError("non-nullable field leader was null", offset=pos)
         _f = "skip_assignment"
         (o.skip_assignment,) = _unpack_o(buf, pos)
         pos += 1
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "members[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:

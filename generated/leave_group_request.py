@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
@@ -166,11 +168,27 @@ def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -225,13 +243,37 @@ def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "reason"
-        o.reason, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.reason = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.reason, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -403,9 +445,17 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "members[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -486,9 +536,17 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "members[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:

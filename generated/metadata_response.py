@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -23,6 +25,7 @@ _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -391,14 +394,30 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -711,23 +730,47 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _unpack_hiii(buf, pos)
         pos += 14
         _f = "replica_nodes"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.replica_nodes = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+            else:
+                o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "isr_nodes"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.isr_nodes = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+            else:
+                o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "offline_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.offline_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.offline_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+            else:
+                o.offline_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1197,9 +1240,17 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
@@ -1292,9 +1343,17 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "is_internal"
@@ -1392,7 +1451,15 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "is_internal"
@@ -2164,7 +2231,15 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                 append(item)
             o.brokers = items
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
@@ -2282,7 +2357,15 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 append(item)
             o.brokers = items
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
@@ -2401,7 +2484,15 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 append(item)
             o.brokers = items
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
@@ -2517,7 +2608,15 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 append(item)
             o.brokers = items
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
@@ -2632,7 +2731,15 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 append(item)
             o.brokers = items
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4

@@ -10,13 +10,17 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_iter_ih = struct.Struct(">ih").iter_unpack
+_iter_ihB = struct.Struct(">ihB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -259,9 +263,20 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
-                append(item)
+            # Every element is fixed-width: one iter_unpack for all.
+            end = pos + n * 6
+            rows = buf[pos:end]
+            if len(rows) == n * 6:
+                for row in _iter_ih(rows):
+                    item = _new(OffsetCommitResponsePartition)
+                    item.partition_index, item.error_code,  = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                    append(item)
             o.partitions = items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -312,9 +327,17 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "partitions[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -322,9 +345,20 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 7
+            rows = buf[pos:end]
+            if len(rows) == n * 7 and not any(rows[6::7]):
+                for row in _iter_ihB(rows):
+                    item = _new(OffsetCommitResponsePartition)
+                    item.partition_index, item.error_code, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                    append(item)
             o.partitions = items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -401,9 +435,20 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 7
+            rows = buf[pos:end]
+            if len(rows) == n * 7 and not any(rows[6::7]):
+                for row in _iter_ihB(rows):
+                    item = _new(OffsetCommitResponsePartition)
+                    item.partition_index, item.error_code, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                    append(item)
             o.partitions = items
         _f = "(tagged fields)"
         if buf[pos] == 0:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_q = struct.Struct(">q").unpack_from
@@ -237,9 +239,17 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         o.offset, o.leader_epoch = _unpack_qi(buf, pos)
         pos += 12
         _f = "metadata"
-        o.metadata, pos = _w.read_compact_string(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.metadata = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.metadata, pos = _w.read_compact_string(buf, pos)
+            if o.metadata is None:
+                raise DecodeError("non-nullable field metadata was null", offset=pos)
         _f = "commit_timestamp"
         (o.commit_timestamp,) = _unpack_q(buf, pos)
         pos += 8

@@ -10,13 +10,16 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -144,11 +147,19 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.isr = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.isr = None
+                        else:
+                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -159,29 +170,53 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.replicas = None
+                        else:
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.removing_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.removing_replicas = None
+                        else:
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.adding_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.adding_replicas = None
+                        else:
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -364,11 +399,19 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.isr = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.isr = None
+                        else:
+                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -379,29 +422,53 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.replicas = None
+                        else:
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.removing_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.removing_replicas = None
+                        else:
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.adding_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.adding_replicas = None
+                        else:
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -616,11 +683,19 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.isr = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.isr = None
+                        else:
+                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -631,29 +706,53 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.replicas = None
+                        else:
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.removing_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.removing_replicas = None
+                        else:
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.adding_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.adding_replicas = None
+                        else:
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -664,20 +763,36 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 5 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 6:
                     _f = "eligible_leader_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.eligible_leader_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.eligible_leader_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.eligible_leader_replicas = None
+                        else:
+                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 6 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 7:
                     _f = "last_known_elr"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.last_known_elr = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.last_known_elr = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.last_known_elr = None
+                        else:
+                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 7 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:

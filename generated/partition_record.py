@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -19,6 +21,7 @@ _unpack_iii = struct.Struct(">iii").unpack_from
 _pack_iii = struct.Struct(">iii").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -141,29 +144,61 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            else:
+                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "isr"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field isr was null", offset=pos)
+            else:
+                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "removing_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            else:
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "adding_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            else:
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
@@ -304,29 +339,61 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            else:
+                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "isr"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field isr was null", offset=pos)
+            else:
+                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "removing_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            else:
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "adding_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            else:
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
@@ -489,29 +556,61 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field replicas was null", offset=pos)
+            else:
+                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "isr"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field isr was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field isr was null", offset=pos)
+            else:
+                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "removing_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+            else:
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "adding_replicas"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
         else:
-            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+            else:
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
@@ -542,20 +641,36 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                         raise DecodeError(f"tagged field 0 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     _f = "eligible_leader_replicas"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.eligible_leader_replicas = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.eligible_leader_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.eligible_leader_replicas = None
+                        else:
+                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "last_known_elr"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
-                        o.last_known_elr = None
+                    n = buf[pos] - 1
+                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+                        end = pos + 1 + n * 4
+                        if end > len(buf):
+                            raise DecodeError("array runs past the end of the buffer", offset=pos)
+                        o.last_known_elr = list(_unpack_array_i[n](buf, pos + 1))
+                        pos = end
                     else:
-                        o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                        n, pos = _w.read_count(buf, pos, True)
+                        if n < 0:
+                            o.last_known_elr = None
+                        else:
+                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -384,7 +386,15 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         (o.batch_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "batch_index_error_message"
-        o.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.batch_index_error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -642,7 +652,15 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
                 append(item)
             o.record_errors = items
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -726,7 +744,15 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
                 append(item)
             o.record_errors = items
         _f = "error_message"
-        o.error_message, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.error_message = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1002,9 +1028,17 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "partition_responses[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1083,9 +1117,17 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "partition_responses[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -1243,14 +1285,30 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

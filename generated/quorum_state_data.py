@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -19,6 +21,7 @@ _unpack_iiiq = struct.Struct(">iiiq").unpack_from
 _pack_iiiq = struct.Struct(">iiiq").pack
 _unpack_iii = struct.Struct(">iii").unpack_from
 _pack_iii = struct.Struct(">iii").pack
+_iter_iB = struct.Struct(">iB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -191,9 +194,17 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     _i = 0
     try:
         _f = "cluster_id"
-        o.cluster_id, pos = _w.read_compact_string(buf, pos)
-        if o.cluster_id is None:
-            raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.cluster_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.cluster_id, pos = _w.read_compact_string(buf, pos)
+            if o.cluster_id is None:
+                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
         _f = "leader_id, leader_epoch, voted_id, applied_offset"
         o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset = _unpack_iiiq(buf, pos)
         pos += 20
@@ -204,9 +215,20 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
         else:
             items = []
             append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v0(buf, pos)
-                append(item)
+            # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+            end = pos + n * 5
+            rows = buf[pos:end]
+            if len(rows) == n * 5 and not any(rows[4::5]):
+                for row in _iter_iB(rows):
+                    item = _new(Voter)
+                    item.voter_id, _ = row
+                    item.unknown_tagged_fields = ()
+                    append(item)
+                pos = end
+            else:
+                for _i in range(n):
+                    item, pos = _read_Voter_v0(buf, pos)
+                    append(item)
             o.current_voters = items
         _f = "(tagged fields)"
         if buf[pos] == 0:

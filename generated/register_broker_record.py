@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_Hh = struct.Struct(">Hh").unpack_from
@@ -226,13 +228,29 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "host"
-        o.host, pos = _w.read_compact_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.host = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.host, pos = _w.read_compact_string(buf, pos)
+            if o.host is None:
+                raise DecodeError("non-nullable field host was null", offset=pos)
         _f = "port, security_protocol"
         o.port, o.security_protocol = _unpack_Hh(buf, pos)
         pos += 4
@@ -294,9 +312,17 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_compact_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.name, pos = _w.read_compact_string(buf, pos)
+            if o.name is None:
+                raise DecodeError("non-nullable field name was null", offset=pos)
         _f = "min_supported_version, max_supported_version"
         o.min_supported_version, o.max_supported_version = _unpack_hh(buf, pos)
         pos += 4
@@ -386,7 +412,15 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced"
         (o.fenced,) = _unpack_o(buf, pos)
         pos += 1
@@ -516,7 +550,15 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"
         o.fenced, o.in_controlled_shutdown = _unpack_oo(buf, pos)
         pos += 2
@@ -643,7 +685,15 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"
         o.fenced, o.in_controlled_shutdown = _unpack_oo(buf, pos)
         pos += 2
@@ -768,7 +818,15 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 append(item)
             o.features = items
         _f = "rack"
-        o.rack, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.rack = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"
         o.fenced, o.in_controlled_shutdown = _unpack_oo(buf, pos)
         pos += 2

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
@@ -65,9 +67,17 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
     _i = 0
     try:
         _f = "token_id"
-        o.token_id, pos = _w.read_compact_string(buf, pos)
-        if o.token_id is None:
-            raise DecodeError("non-nullable field token_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.token_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.token_id, pos = _w.read_compact_string(buf, pos)
+            if o.token_id is None:
+                raise DecodeError("non-nullable field token_id was null", offset=pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

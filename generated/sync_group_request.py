@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -185,9 +187,17 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "assignment"
         o.assignment, pos = _w.read_compact_bytes(buf, pos)
         if o.assignment is None:
@@ -414,18 +424,42 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:
@@ -513,22 +547,62 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_compact_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_id, pos = _w.read_compact_string(buf, pos)
+            if o.group_id is None:
+                raise DecodeError("non-nullable field group_id was null", offset=pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_compact_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.member_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.member_id, pos = _w.read_compact_string(buf, pos)
+            if o.member_id is None:
+                raise DecodeError("non-nullable field member_id was null", offset=pos)
         _f = "group_instance_id"
-        o.group_instance_id, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.group_instance_id = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
         n, pos = _w.read_count(buf, pos, True)
         if n < 0:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
@@ -240,9 +242,25 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_type = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_compact_string(buf, pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.protocol_name = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignment"
         o.assignment, pos = _w.read_compact_bytes(buf, pos)
         if o.assignment is None:

@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_qhib = struct.Struct(">qhib").unpack_from
@@ -21,6 +23,7 @@ _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
 
 
 class PartitionsSchema(GeneratedStruct):
@@ -216,15 +219,31 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_compact_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
-        _f = "partition_ids"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
-            raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.topic = buf[pos + 1:end].decode()
+            pos = end
         else:
-            o.partition_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.topic, pos = _w.read_compact_string(buf, pos)
+            if o.topic is None:
+                raise DecodeError("non-nullable field topic was null", offset=pos)
+        _f = "partition_ids"
+        n = buf[pos] - 1
+        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
+            end = pos + 1 + n * 4
+            if end > len(buf):
+                raise DecodeError("array runs past the end of the buffer", offset=pos)
+            o.partition_ids = list(_unpack_array_i[n](buf, pos + 1))
+            pos = end
+        else:
+            n, pos = _w.read_count(buf, pos, True)
+            if n < 0:
+                raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+            else:
+                o.partition_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

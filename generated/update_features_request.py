@@ -10,7 +10,9 @@ from uuid import UUID
 
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported, new_instance as _new
+from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+
+_new = object.__new__
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ho = struct.Struct(">h?").unpack_from
@@ -137,9 +139,17 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     _i = 0
     try:
         _f = "feature"
-        o.feature, pos = _w.read_compact_string(buf, pos)
-        if o.feature is None:
-            raise DecodeError("non-nullable field feature was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.feature = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.feature, pos = _w.read_compact_string(buf, pos)
+            if o.feature is None:
+                raise DecodeError("non-nullable field feature was null", offset=pos)
         _f = "max_version_level, allow_downgrade"
         o.max_version_level, o.allow_downgrade = _unpack_ho(buf, pos)
         pos += 3
@@ -199,9 +209,17 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     _i = 0
     try:
         _f = "feature"
-        o.feature, pos = _w.read_compact_string(buf, pos)
-        if o.feature is None:
-            raise DecodeError("non-nullable field feature was null", offset=pos)
+        n = buf[pos]
+        if 0 < n < 0x80:  # the usual case: a one-byte length
+            end = pos + n
+            if end > len(buf):
+                raise DecodeError("string runs past the end of the buffer", offset=pos)
+            o.feature = buf[pos + 1:end].decode()
+            pos = end
+        else:
+            o.feature, pos = _w.read_compact_string(buf, pos)
+            if o.feature is None:
+                raise DecodeError("non-nullable field feature was null", offset=pos)
         _f = "max_version_level, upgrade_type"
         o.max_version_level, o.upgrade_type = _unpack_hb(buf, pos)
         pos += 3

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import jinja2
 
+from kwire.wire import SMALL_ARRAY
+
 from ..model import Field, Message, snake_case
 from ..versions import Versions
 from .plan import MessagePlan, StructPlan, default_literal, non_default_check, python_type
@@ -80,6 +82,8 @@ def render_message(message: Message, source: str | None = None) -> str:
     uuid_names: dict[str, str] = {}
     structs: list[StructPlan] = plan.structs
     fixed: dict[str, str] = {}
+    rows: dict[str, str] = {}
+    codes: dict[str, str] = {}
     fields: list[Field] = []
     for sp in structs:
         fields.extend(sp.struct.fields)
@@ -87,6 +91,10 @@ def render_message(message: Message, source: str | None = None) -> str:
             for op in g.ops + g.tagged:
                 if op.kind == "fixed":
                     fixed.setdefault(op.fmt, _fixed_suffix(op.fmt))
+                if op.kind == "array_fixed" and op.compact:
+                    codes.setdefault(op.fmt, _fixed_suffix(">" + op.fmt))
+                if op.kind == "array_struct" and op.target is not None and op.target.row_format:
+                    rows.setdefault(op.target.row_format, _fixed_suffix(op.target.row_format))
 
     hints, param_hints, param_defaults, init_exprs, docs, valid = {}, {}, {}, {}, {}, {}
     for sp in structs:
@@ -111,6 +119,9 @@ def render_message(message: Message, source: str | None = None) -> str:
                       f"flexible versions {message.flexible_versions}.",
         structs=structs,
         fixed_names=fixed,
+        row_names=rows,
+        code_names=codes,
+        small_array=SMALL_ARRAY,
         uuid_names=uuid_names,
         hints=hints,
         param_hints=param_hints,

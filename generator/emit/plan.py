@@ -88,6 +88,28 @@ class Group:
         return str(v[0]) if len(v) == 1 else f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
 
     @property
+    def row_format(self) -> str | None:
+        """The struct format of one element when the whole layout is one fixed-width run.
+
+        Arrays of such elements decode with one ``struct.iter_unpack`` over all elements. In
+        flexible versions the format ends with the element's tag-count byte, which must be 0
+        for every element (otherwise the generic path runs).
+        """
+        if self.absent or self.tagged or len(self.ops) > 1 or any(op.kind != "fixed" for op in self.ops):
+            return None
+        if not self.ops:
+            return None
+        return self.ops[0].fmt + ("B" if self.flexible else "")
+
+    @property
+    def row_fields(self) -> list[Field]:
+        return self.ops[0].fields if self.ops else []
+
+    @property
+    def row_width(self) -> int:
+        return self.fixed_size + (1 if self.flexible else 0)
+
+    @property
     def fixed_size(self) -> int:
         """Bytes written by the fixed-width runs (constant part of the size)."""
         return sum(op.width for op in self.ops if op.kind == "fixed")
