@@ -180,17 +180,32 @@ def _write_AccessControlEntryRecord_v0(o: AccessControlEntryRecord, out: bytearr
         _f = "resource_name"
         if o.resource_name is None:
             raise EncodeError("field resource_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.resource_name)
+        data = o.resource_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.resource_name)
         _f = "pattern_type"
         out += _pack_b(o.pattern_type)
         _f = "principal"
         if o.principal is None:
             raise EncodeError("field principal is null but not nullable at this version")
-        _w.write_compact_string(out, o.principal)
+        data = o.principal.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.principal)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "operation, permission_type"
         out += _pack_bb(o.operation, o.permission_type)
         _f = "(tagged fields)"

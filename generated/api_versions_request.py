@@ -148,11 +148,21 @@ def _write_ApiVersionsRequest_v3_4(o: ApiVersionsRequest, out: bytearray) -> Non
         _f = "client_software_name"
         if o.client_software_name is None:
             raise EncodeError("field client_software_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.client_software_name)
+        data = o.client_software_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.client_software_name)
         _f = "client_software_version"
         if o.client_software_version is None:
             raise EncodeError("field client_software_version is null but not nullable at this version")
-        _w.write_compact_string(out, o.client_software_version)
+        data = o.client_software_version.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.client_software_version)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)

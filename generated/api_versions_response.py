@@ -374,7 +374,12 @@ def _write_SupportedFeatureKey_v3_4(o: SupportedFeatureKey, out: bytearray) -> N
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "min_version, max_version"
         out += _pack_hh(o.min_version, o.max_version)
         _f = "(tagged fields)"
@@ -441,7 +446,12 @@ def _write_FinalizedFeatureKey_v3_4(o: FinalizedFeatureKey, out: bytearray) -> N
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "max_version_level, min_version_level"
         out += _pack_hh(o.max_version_level, o.min_version_level)
         _f = "(tagged fields)"
@@ -721,6 +731,10 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
         items = o.api_keys
         if items is None:
             raise EncodeError("field api_keys is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ApiVersion_v3_4(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -735,6 +749,10 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
             items = o.supported_features
             if items is None:
                 raise EncodeError("field supported_features is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    _write_SupportedFeatureKey_v3_4(item, t)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:
@@ -751,6 +769,10 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
             items = o.finalized_features
             if items is None:
                 raise EncodeError("field finalized_features is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    _write_FinalizedFeatureKey_v3_4(item, t)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

@@ -326,6 +326,10 @@ def _write_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord, 
             items = o.log_dirs
             if items is None:
                 raise EncodeError("field log_dirs is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    t += _w.uuid_bytes(item)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

@@ -273,11 +273,21 @@ def _write_Listener_v0_5(o: Listener, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port, security_protocol"
         out += _pack_Hh(o.port, o.security_protocol)
         _f = "(tagged fields)"
@@ -345,7 +355,12 @@ def _write_Feature_v0_5(o: Feature, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "min_supported_version, max_supported_version"
         out += _pack_hh(o.min_supported_version, o.max_supported_version)
         _f = "(tagged fields)"
@@ -456,13 +471,22 @@ def _write_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytea
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -471,6 +495,10 @@ def _write_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytea
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Feature_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -601,13 +629,22 @@ def _write_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytea
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -616,6 +653,10 @@ def _write_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytea
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Feature_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -757,13 +798,22 @@ def _write_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytea
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -772,6 +822,10 @@ def _write_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytea
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Feature_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -784,6 +838,10 @@ def _write_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytea
         items = o.log_dirs
         if items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                out += _w.uuid_bytes(item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -929,13 +987,22 @@ def _write_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest, out: byt
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -944,6 +1011,10 @@ def _write_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest, out: byt
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Feature_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -956,6 +1027,10 @@ def _write_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest, out: byt
         items = o.log_dirs
         if items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                out += _w.uuid_bytes(item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1115,13 +1190,22 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1130,6 +1214,10 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Feature_v0_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1142,6 +1230,10 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
         items = o.log_dirs
         if items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                out += _w.uuid_bytes(item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1156,6 +1248,10 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
             items = o.cordoned_log_dirs
             if items is None:
                 raise EncodeError("field cordoned_log_dirs is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    t += _w.uuid_bytes(item)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

@@ -101,7 +101,12 @@ def _write_ClearElrRecord_v0(o: ClearElrRecord, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)

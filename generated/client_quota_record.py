@@ -171,7 +171,12 @@ def _write_EntityData_v0(o: EntityData, out: bytearray) -> None:
         _f = "entity_type"
         if o.entity_type is None:
             raise EncodeError("field entity_type is null but not nullable at this version")
-        _w.write_compact_string(out, o.entity_type)
+        data = o.entity_type.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.entity_type)
         _f = "entity_name"
         _w.write_compact_string(out, o.entity_name)
         _f = "(tagged fields)"
@@ -251,6 +256,10 @@ def _write_ClientQuotaRecord_v0(o: ClientQuotaRecord, out: bytearray) -> None:
         items = o.entity
         if items is None:
             raise EncodeError("field entity is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_EntityData_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -258,7 +267,12 @@ def _write_ClientQuotaRecord_v0(o: ClientQuotaRecord, out: bytearray) -> None:
         _f = "key"
         if o.key is None:
             raise EncodeError("field key is null but not nullable at this version")
-        _w.write_compact_string(out, o.key)
+        data = o.key.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.key)
         _f = "value, remove"
         out += _pack_do(o.value, o.remove)
         _f = "(tagged fields)"

@@ -145,11 +145,21 @@ def _write_ConfigRecord_v0(o: ConfigRecord, out: bytearray) -> None:
         _f = "resource_name"
         if o.resource_name is None:
             raise EncodeError("field resource_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.resource_name)
+        data = o.resource_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.resource_name)
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "value"
         _w.write_compact_string(out, o.value)
         _f = "(tagged fields)"

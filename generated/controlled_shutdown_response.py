@@ -197,7 +197,12 @@ def _write_RemainingPartition_v3(o: RemainingPartition, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "partition_index"
         out += _pack_i(o.partition_index)
         _f = "(tagged fields)"
@@ -324,6 +329,10 @@ def _write_ControlledShutdownResponse_v3(o: ControlledShutdownResponse, out: byt
         items = o.remaining_partitions
         if items is None:
             raise EncodeError("field remaining_partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_RemainingPartition_v3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

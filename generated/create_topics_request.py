@@ -22,6 +22,7 @@ _pack_ih = struct.Struct(">ih").pack
 _unpack_io = struct.Struct(">i?").unpack_from
 _pack_io = struct.Struct(">i?").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class CreatableReplicaAssignment(GeneratedStruct):
@@ -321,6 +322,9 @@ def _write_CreatableReplicaAssignment_v5_7(o: CreatableReplicaAssignment, out: b
         items = o.broker_ids
         if items is None:
             raise EncodeError("field broker_ids is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -441,7 +445,12 @@ def _write_CreatableTopicConfig_v5_7(o: CreatableTopicConfig, out: bytearray) ->
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "value"
         _w.write_compact_string(out, o.value)
         _f = "(tagged fields)"
@@ -624,13 +633,22 @@ def _write_CreatableTopic_v5_7(o: CreatableTopic, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "num_partitions, replication_factor"
         out += _pack_ih(o.num_partitions, o.replication_factor)
         _f = "assignments[]"
         items = o.assignments
         if items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableReplicaAssignment_v5_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -639,6 +657,10 @@ def _write_CreatableTopic_v5_7(o: CreatableTopic, out: bytearray) -> None:
         items = o.configs
         if items is None:
             raise EncodeError("field configs is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopicConfig_v5_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -779,6 +801,10 @@ def _write_CreateTopicsRequest_v5_7(o: CreateTopicsRequest, out: bytearray) -> N
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopic_v5_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -259,7 +259,12 @@ def _write_CreatableTopicConfigs_v5_7(o: CreatableTopicConfigs, out: bytearray) 
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "value"
         _w.write_compact_string(out, o.value)
         _f = "read_only, config_source, is_sensitive"
@@ -413,7 +418,12 @@ def _write_CreatableTopicResult_v5_6(o: CreatableTopicResult, out: bytearray) ->
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "error_message"
@@ -424,6 +434,10 @@ def _write_CreatableTopicResult_v5_6(o: CreatableTopicResult, out: bytearray) ->
         items = o.configs
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopicConfigs_v5_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -545,7 +559,12 @@ def _write_CreatableTopicResult_v7(o: CreatableTopicResult, out: bytearray) -> N
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "error_code"
@@ -558,6 +577,10 @@ def _write_CreatableTopicResult_v7(o: CreatableTopicResult, out: bytearray) -> N
         items = o.configs
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopicConfigs_v5_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -706,6 +729,10 @@ def _write_CreateTopicsResponse_v5_6(o: CreateTopicsResponse, out: bytearray) ->
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopicResult_v5_6(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -782,6 +809,10 @@ def _write_CreateTopicsResponse_v7(o: CreateTopicsResponse, out: bytearray) -> N
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_CreatableTopicResult_v7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -172,15 +172,31 @@ def _write_DelegationTokenRecord_v0(o: DelegationTokenRecord, out: bytearray) ->
         _f = "owner"
         if o.owner is None:
             raise EncodeError("field owner is null but not nullable at this version")
-        _w.write_compact_string(out, o.owner)
+        data = o.owner.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.owner)
         _f = "requester"
         if o.requester is None:
             raise EncodeError("field requester is null but not nullable at this version")
-        _w.write_compact_string(out, o.requester)
+        data = o.requester.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.requester)
         _f = "renewers"
         items = o.renewers
         if items is None:
             raise EncodeError("field renewers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                if item is None:
+                    raise EncodeError("null element in array renewers")
+                _w.write_compact_string(out, item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -192,7 +208,12 @@ def _write_DelegationTokenRecord_v0(o: DelegationTokenRecord, out: bytearray) ->
         _f = "token_id"
         if o.token_id is None:
             raise EncodeError("field token_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.token_id)
+        data = o.token_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.token_id)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)

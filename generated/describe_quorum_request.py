@@ -257,11 +257,20 @@ def _write_TopicData_v0_2(o: TopicData, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v0_2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -334,6 +343,10 @@ def _write_DescribeQuorumRequest_v0_2(o: DescribeQuorumRequest, out: bytearray) 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicData_v0_2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -585,6 +585,10 @@ def _write_PartitionData_v0(o: PartitionData, out: bytearray) -> None:
         items = o.current_voters
         if items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -593,6 +597,10 @@ def _write_PartitionData_v0(o: PartitionData, out: bytearray) -> None:
         items = o.observers
         if items is None:
             raise EncodeError("field observers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -688,6 +696,10 @@ def _write_PartitionData_v1(o: PartitionData, out: bytearray) -> None:
         items = o.current_voters
         if items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -696,6 +708,10 @@ def _write_PartitionData_v1(o: PartitionData, out: bytearray) -> None:
         items = o.observers
         if items is None:
             raise EncodeError("field observers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -807,6 +823,10 @@ def _write_PartitionData_v2(o: PartitionData, out: bytearray) -> None:
         items = o.current_voters
         if items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -815,6 +835,10 @@ def _write_PartitionData_v2(o: PartitionData, out: bytearray) -> None:
         items = o.observers
         if items is None:
             raise EncodeError("field observers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ReplicaState_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -905,11 +929,20 @@ def _write_TopicData_v0(o: TopicData, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -993,11 +1026,20 @@ def _write_TopicData_v1(o: TopicData, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1081,11 +1123,20 @@ def _write_TopicData_v2(o: TopicData, out: bytearray) -> None:
         _f = "topic_name"
         if o.topic_name is None:
             raise EncodeError("field topic_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic_name)
+        data = o.topic_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1173,11 +1224,21 @@ def _write_Listener_v2(o: Listener, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_H(o.port)
         _f = "(tagged fields)"
@@ -1247,6 +1308,10 @@ def _write_Node_v2(o: Node, out: bytearray) -> None:
         items = o.listeners
         if items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Listener_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1327,6 +1392,10 @@ def _write_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicData_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1407,6 +1476,10 @@ def _write_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicData_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1506,6 +1579,10 @@ def _write_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicData_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1514,6 +1591,10 @@ def _write_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) 
         items = o.nodes
         if items is None:
             raise EncodeError("field nodes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Node_v2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

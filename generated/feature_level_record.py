@@ -111,7 +111,12 @@ def _write_FeatureLevelRecord_v0(o: FeatureLevelRecord, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "feature_level"
         out += _pack_h(o.feature_level)
         _f = "(tagged fields)"

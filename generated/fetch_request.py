@@ -34,6 +34,7 @@ _pack_iiiibii = struct.Struct(">iiiibii").pack
 _unpack_iiibii = struct.Struct(">iiibii").unpack_from
 _pack_iiibii = struct.Struct(">iiibii").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -959,11 +960,20 @@ def _write_FetchTopic_v12(o: FetchTopic, out: bytearray) -> None:
         _f = "topic"
         if o.topic is None:
             raise EncodeError("field topic is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic)
+        data = o.topic.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchPartition_v12_16(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1041,6 +1051,10 @@ def _write_FetchTopic_v13_16(o: FetchTopic, out: bytearray) -> None:
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchPartition_v12_16(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1118,6 +1132,10 @@ def _write_FetchTopic_v17(o: FetchTopic, out: bytearray) -> None:
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchPartition_v17(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1195,6 +1213,10 @@ def _write_FetchTopic_v18(o: FetchTopic, out: bytearray) -> None:
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchPartition_v18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1338,11 +1360,19 @@ def _write_ForgottenTopic_v12(o: ForgottenTopic, out: bytearray) -> None:
         _f = "topic"
         if o.topic is None:
             raise EncodeError("field topic is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic)
+        data = o.topic.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic)
         _f = "partitions"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -1421,6 +1451,9 @@ def _write_ForgottenTopic_v13_18(o: ForgottenTopic, out: bytearray) -> None:
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -1948,6 +1981,10 @@ def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchTopic_v12(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1956,6 +1993,10 @@ def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
         items = o.forgotten_topics_data
         if items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ForgottenTopic_v12(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1963,7 +2004,12 @@ def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.rack_id)
+        data = o.rack_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.rack_id)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.cluster_id is not None:
@@ -2096,6 +2142,10 @@ def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchTopic_v13_16(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2104,6 +2154,10 @@ def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
         items = o.forgotten_topics_data
         if items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ForgottenTopic_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2111,7 +2165,12 @@ def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.rack_id)
+        data = o.rack_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.rack_id)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.cluster_id is not None:
@@ -2250,6 +2309,10 @@ def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchTopic_v13_16(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2258,6 +2321,10 @@ def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
         items = o.forgotten_topics_data
         if items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ForgottenTopic_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2265,7 +2332,12 @@ def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.rack_id)
+        data = o.rack_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.rack_id)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.cluster_id is not None:
@@ -2416,6 +2488,10 @@ def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchTopic_v17(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2424,6 +2500,10 @@ def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
         items = o.forgotten_topics_data
         if items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ForgottenTopic_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2431,7 +2511,12 @@ def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.rack_id)
+        data = o.rack_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.rack_id)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.cluster_id is not None:
@@ -2582,6 +2667,10 @@ def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchTopic_v18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2590,6 +2679,10 @@ def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
         items = o.forgotten_topics_data
         if items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ForgottenTopic_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2597,7 +2690,12 @@ def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.rack_id)
+        data = o.rack_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.rack_id)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.cluster_id is not None:

@@ -1037,6 +1037,10 @@ def _write_PartitionData_v12_18(o: PartitionData, out: bytearray) -> None:
         items = o.aborted_transactions
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_AbortedTransaction_v12_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1351,11 +1355,20 @@ def _write_FetchableTopicResponse_v12(o: FetchableTopicResponse, out: bytearray)
         _f = "topic"
         if o.topic is None:
             raise EncodeError("field topic is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic)
+        data = o.topic.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v12_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1433,6 +1446,10 @@ def _write_FetchableTopicResponse_v13_18(o: FetchableTopicResponse, out: bytearr
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionData_v12_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1523,7 +1540,12 @@ def _write_NodeEndpoint_v16_18(o: NodeEndpoint, out: bytearray) -> None:
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_i(o.port)
         _f = "rack"
@@ -1850,6 +1872,10 @@ def _write_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchableTopicResponse_v12(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1929,6 +1955,10 @@ def _write_FetchResponse_v13_15(o: FetchResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchableTopicResponse_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2021,6 +2051,10 @@ def _write_FetchResponse_v16_18(o: FetchResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FetchableTopicResponse_v13_18(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2033,6 +2067,10 @@ def _write_FetchResponse_v16_18(o: FetchResponse, out: bytearray) -> None:
             items = o.node_endpoints
             if items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    _write_NodeEndpoint_v16_18(item, t)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

@@ -205,7 +205,12 @@ def _write_FindCoordinatorRequest_v3(o: FindCoordinatorRequest, out: bytearray) 
         _f = "key"
         if o.key is None:
             raise EncodeError("field key is null but not nullable at this version")
-        _w.write_compact_string(out, o.key)
+        data = o.key.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.key)
         _f = "key_type"
         out += _pack_b(o.key_type)
         _f = "(tagged fields)"
@@ -278,6 +283,12 @@ def _write_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest, out: bytearray
         items = o.coordinator_keys
         if items is None:
             raise EncodeError("field coordinator_keys is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                if item is None:
+                    raise EncodeError("null element in array coordinator_keys")
+                _w.write_compact_string(out, item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -228,13 +228,23 @@ def _write_Coordinator_v4_6(o: Coordinator, out: bytearray) -> None:
         _f = "key"
         if o.key is None:
             raise EncodeError("field key is null but not nullable at this version")
-        _w.write_compact_string(out, o.key)
+        data = o.key.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.key)
         _f = "node_id"
         out += _pack_i(o.node_id)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port, error_code"
         out += _pack_ih(o.port, o.error_code)
         _f = "error_message"
@@ -440,7 +450,12 @@ def _write_FindCoordinatorResponse_v3(o: FindCoordinatorResponse, out: bytearray
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_i(o.port)
         _f = "(tagged fields)"
@@ -523,6 +538,10 @@ def _write_FindCoordinatorResponse_v4_6(o: FindCoordinatorResponse, out: bytearr
         items = o.coordinators
         if items is None:
             raise EncodeError("field coordinators is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Coordinator_v4_6(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -22,6 +22,7 @@ _pack_i = struct.Struct(">i").pack
 _unpack_iio = struct.Struct(">ii?").unpack_from
 _pack_iio = struct.Struct(">ii?").pack
 _unpack_array_b = _w.UNPACK_ARRAY["b"]
+_pack_array_b = _w.PACK_ARRAY["b"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -181,6 +182,9 @@ def _write_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsResp
         items = o.accepted_compression_types
         if items is None:
             raise EncodeError("field accepted_compression_types is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_b[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "b")
@@ -190,6 +194,12 @@ def _write_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsResp
         items = o.requested_metrics
         if items is None:
             raise EncodeError("field requested_metrics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                if item is None:
+                    raise EncodeError("null element in array requested_metrics")
+                _w.write_compact_string(out, item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -489,17 +489,32 @@ def _write_MemberMetadata_v4(o: MemberMetadata, out: bytearray) -> None:
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "client_id"
         if o.client_id is None:
             raise EncodeError("field client_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.client_id)
+        data = o.client_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.client_id)
         _f = "client_host"
         if o.client_host is None:
             raise EncodeError("field client_host is null but not nullable at this version")
-        _w.write_compact_string(out, o.client_host)
+        data = o.client_host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.client_host)
         _f = "rebalance_timeout, session_timeout"
         out += _pack_ii(o.rebalance_timeout, o.session_timeout)
         _f = "subscription"
@@ -933,7 +948,12 @@ def _write_GroupMetadataValue_v4(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "protocol_type"
         if o.protocol_type is None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
-        _w.write_compact_string(out, o.protocol_type)
+        data = o.protocol_type.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.protocol_type)
         _f = "generation"
         out += _pack_i(o.generation)
         _f = "protocol"
@@ -946,6 +966,10 @@ def _write_GroupMetadataValue_v4(o: GroupMetadataValue, out: bytearray) -> None:
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MemberMetadata_v4(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

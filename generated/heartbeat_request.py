@@ -251,13 +251,23 @@ def _write_HeartbeatRequest_v4(o: HeartbeatRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "generation_id"
         out += _pack_i(o.generation_id)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "(tagged fields)"

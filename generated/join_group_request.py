@@ -232,7 +232,12 @@ def _write_JoinGroupRequestProtocol_v6_9(o: JoinGroupRequestProtocol, out: bytea
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "metadata"
         if o.metadata is None:
             raise EncodeError("field metadata is null but not nullable at this version")
@@ -618,23 +623,42 @@ def _write_JoinGroupRequest_v6_7(o: JoinGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_ii(o.session_timeout_ms, o.rebalance_timeout_ms)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "protocol_type"
         if o.protocol_type is None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
-        _w.write_compact_string(out, o.protocol_type)
+        data = o.protocol_type.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.protocol_type)
         _f = "protocols[]"
         items = o.protocols
         if items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_JoinGroupRequestProtocol_v6_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -768,23 +792,42 @@ def _write_JoinGroupRequest_v8_9(o: JoinGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         out += _pack_ii(o.session_timeout_ms, o.rebalance_timeout_ms)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "protocol_type"
         if o.protocol_type is None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
-        _w.write_compact_string(out, o.protocol_type)
+        data = o.protocol_type.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.protocol_type)
         _f = "protocols[]"
         items = o.protocols
         if items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_JoinGroupRequestProtocol_v6_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

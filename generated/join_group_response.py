@@ -305,7 +305,12 @@ def _write_JoinGroupResponseMember_v6_9(o: JoinGroupResponseMember, out: bytearr
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "metadata"
@@ -687,19 +692,38 @@ def _write_JoinGroupResponse_v6(o: JoinGroupResponse, out: bytearray) -> None:
         _f = "protocol_name"
         if o.protocol_name is None:
             raise EncodeError("field protocol_name is null but not nullable at this version")
-        _w.write_compact_string(out, o.protocol_name)
+        data = o.protocol_name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.protocol_name)
         _f = "leader"
         if o.leader is None:
             raise EncodeError("field leader is null but not nullable at this version")
-        _w.write_compact_string(out, o.leader)
+        data = o.leader.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.leader)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "members[]"
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_JoinGroupResponseMember_v6_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -829,15 +853,29 @@ def _write_JoinGroupResponse_v7_8(o: JoinGroupResponse, out: bytearray) -> None:
         _f = "leader"
         if o.leader is None:
             raise EncodeError("field leader is null but not nullable at this version")
-        _w.write_compact_string(out, o.leader)
+        data = o.leader.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.leader)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "members[]"
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_JoinGroupResponseMember_v6_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -968,17 +1006,31 @@ def _write_JoinGroupResponse_v9(o: JoinGroupResponse, out: bytearray) -> None:
         _f = "leader"
         if o.leader is None:
             raise EncodeError("field leader is null but not nullable at this version")
-        _w.write_compact_string(out, o.leader)
+        data = o.leader.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.leader)
         _f = "skip_assignment"
         out += _pack_o(o.skip_assignment)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "members[]"
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_JoinGroupResponseMember_v6_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

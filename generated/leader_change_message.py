@@ -288,6 +288,10 @@ def _write_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> Non
         items = o.voters
         if items is None:
             raise EncodeError("field voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -296,6 +300,10 @@ def _write_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> Non
         items = o.granting_voters
         if items is None:
             raise EncodeError("field granting_voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -390,6 +398,10 @@ def _write_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> Non
         items = o.voters
         if items is None:
             raise EncodeError("field voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -398,6 +410,10 @@ def _write_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> Non
         items = o.granting_voters
         if items is None:
             raise EncodeError("field granting_voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

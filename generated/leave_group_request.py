@@ -212,7 +212,12 @@ def _write_MemberIdentity_v4(o: MemberIdentity, out: bytearray) -> None:
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "(tagged fields)"
@@ -297,7 +302,12 @@ def _write_MemberIdentity_v5(o: MemberIdentity, out: bytearray) -> None:
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "reason"
@@ -492,11 +502,20 @@ def _write_LeaveGroupRequest_v4(o: LeaveGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "members[]"
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MemberIdentity_v4(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -583,11 +602,20 @@ def _write_LeaveGroupRequest_v5(o: LeaveGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "members[]"
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MemberIdentity_v5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -222,7 +222,12 @@ def _write_MemberResponse_v4_5(o: MemberResponse, out: bytearray) -> None:
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "error_code"
@@ -423,6 +428,10 @@ def _write_LeaveGroupResponse_v4_5(o: LeaveGroupResponse, out: bytearray) -> Non
         items = o.members
         if items is None:
             raise EncodeError("field members is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MemberResponse_v4_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -479,11 +479,20 @@ def _write_ListOffsetsTopic_v6_11(o: ListOffsetsTopic, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ListOffsetsPartition_v6_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -742,6 +751,10 @@ def _write_ListOffsetsRequest_v6_9(o: ListOffsetsRequest, out: bytearray) -> Non
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ListOffsetsTopic_v6_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -821,6 +834,10 @@ def _write_ListOffsetsRequest_v10_11(o: ListOffsetsRequest, out: bytearray) -> N
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ListOffsetsTopic_v6_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

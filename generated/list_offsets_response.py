@@ -479,11 +479,20 @@ def _write_ListOffsetsTopicResponse_v6_11(o: ListOffsetsTopicResponse, out: byte
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ListOffsetsPartitionResponse_v6_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -731,6 +740,10 @@ def _write_ListOffsetsResponse_v6_11(o: ListOffsetsResponse, out: bytearray) -> 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ListOffsetsTopicResponse_v6_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

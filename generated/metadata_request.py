@@ -204,7 +204,12 @@ def _write_MetadataRequestTopic_v9(o: MetadataRequestTopic, out: bytearray) -> N
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -578,6 +583,10 @@ def _write_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataRequestTopic_v9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -654,6 +663,10 @@ def _write_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataRequestTopic_v10_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -733,6 +746,10 @@ def _write_MetadataRequest_v11_13(o: MetadataRequest, out: bytearray) -> None:
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataRequestTopic_v10_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

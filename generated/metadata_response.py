@@ -26,6 +26,7 @@ _pack_h = struct.Struct(">h").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -443,7 +444,12 @@ def _write_MetadataResponseBroker_v9_13(o: MetadataResponseBroker, out: bytearra
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_i(o.port)
         _f = "rack"
@@ -797,6 +803,9 @@ def _write_MetadataResponsePartition_v9_13(o: MetadataResponsePartition, out: by
         items = o.replica_nodes
         if items is None:
             raise EncodeError("field replica_nodes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -804,6 +813,9 @@ def _write_MetadataResponsePartition_v9_13(o: MetadataResponsePartition, out: by
         items = o.isr_nodes
         if items is None:
             raise EncodeError("field isr_nodes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -811,6 +823,9 @@ def _write_MetadataResponsePartition_v9_13(o: MetadataResponsePartition, out: by
         items = o.offline_replicas
         if items is None:
             raise EncodeError("field offline_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -1293,13 +1308,22 @@ def _write_MetadataResponseTopic_v9(o: MetadataResponseTopic, out: bytearray) ->
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponsePartition_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1398,7 +1422,12 @@ def _write_MetadataResponseTopic_v10_11(o: MetadataResponseTopic, out: bytearray
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "is_internal"
@@ -1407,6 +1436,10 @@ def _write_MetadataResponseTopic_v10_11(o: MetadataResponseTopic, out: bytearray
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponsePartition_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1511,6 +1544,10 @@ def _write_MetadataResponseTopic_v12_13(o: MetadataResponseTopic, out: bytearray
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponsePartition_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2283,6 +2320,10 @@ def _write_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
         items = o.brokers
         if items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseBroker_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2295,6 +2336,10 @@ def _write_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseTopic_v9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2409,6 +2454,10 @@ def _write_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
         items = o.brokers
         if items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseBroker_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2421,6 +2470,10 @@ def _write_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseTopic_v10_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2535,6 +2588,10 @@ def _write_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
         items = o.brokers
         if items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseBroker_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2547,6 +2604,10 @@ def _write_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseTopic_v10_11(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2659,6 +2720,10 @@ def _write_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
         items = o.brokers
         if items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseBroker_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2671,6 +2736,10 @@ def _write_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseTopic_v12_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2785,6 +2854,10 @@ def _write_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
         items = o.brokers
         if items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseBroker_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -2797,6 +2870,10 @@ def _write_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_MetadataResponseTopic_v12_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

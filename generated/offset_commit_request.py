@@ -526,11 +526,20 @@ def _write_OffsetCommitRequestTopic_v8_9(o: OffsetCommitRequestTopic, out: bytea
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitRequestPartition_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -608,6 +617,10 @@ def _write_OffsetCommitRequestTopic_v10(o: OffsetCommitRequestTopic, out: bytear
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitRequestPartition_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1043,19 +1056,33 @@ def _write_OffsetCommitRequest_v8_9(o: OffsetCommitRequest, out: bytearray) -> N
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "generation_id_or_member_epoch"
         out += _pack_i(o.generation_id_or_member_epoch)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitRequestTopic_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1167,19 +1194,33 @@ def _write_OffsetCommitRequest_v10(o: OffsetCommitRequest, out: bytearray) -> No
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "generation_id_or_member_epoch"
         out += _pack_i(o.generation_id_or_member_epoch)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitRequestTopic_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

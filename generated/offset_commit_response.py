@@ -383,11 +383,20 @@ def _write_OffsetCommitResponseTopic_v8_9(o: OffsetCommitResponseTopic, out: byt
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitResponsePartition_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -476,6 +485,10 @@ def _write_OffsetCommitResponseTopic_v10(o: OffsetCommitResponseTopic, out: byte
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitResponsePartition_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -665,6 +678,10 @@ def _write_OffsetCommitResponse_v8_9(o: OffsetCommitResponse, out: bytearray) ->
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitResponseTopic_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -741,6 +758,10 @@ def _write_OffsetCommitResponse_v10(o: OffsetCommitResponse, out: bytearray) -> 
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetCommitResponseTopic_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -278,7 +278,12 @@ def _write_OffsetCommitValue_v4(o: OffsetCommitValue, out: bytearray) -> None:
         _f = "metadata"
         if o.metadata is None:
             raise EncodeError("field metadata is null but not nullable at this version")
-        _w.write_compact_string(out, o.metadata)
+        data = o.metadata.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.metadata)
         _f = "commit_timestamp"
         out += _pack_q(o.commit_timestamp)
         _f = "(tagged fields)"

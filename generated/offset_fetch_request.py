@@ -20,6 +20,7 @@ _pack_i = struct.Struct(">i").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -335,11 +336,19 @@ def _write_OffsetFetchRequestTopic_v6_7(o: OffsetFetchRequestTopic, out: bytearr
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partition_indexes"
         items = o.partition_indexes
         if items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -425,11 +434,19 @@ def _write_OffsetFetchRequestTopics_v8_9(o: OffsetFetchRequestTopics, out: bytea
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partition_indexes"
         items = o.partition_indexes
         if items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -508,6 +525,9 @@ def _write_OffsetFetchRequestTopics_v10(o: OffsetFetchRequestTopics, out: bytear
         items = o.partition_indexes
         if items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -591,11 +611,20 @@ def _write_OffsetFetchRequestGroup_v8(o: OffsetFetchRequestGroup, out: bytearray
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestTopics_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -692,7 +721,12 @@ def _write_OffsetFetchRequestGroup_v9(o: OffsetFetchRequestGroup, out: bytearray
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "member_id"
         _w.write_compact_string(out, o.member_id)
         _f = "member_epoch"
@@ -701,6 +735,10 @@ def _write_OffsetFetchRequestGroup_v9(o: OffsetFetchRequestGroup, out: bytearray
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestTopics_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -798,7 +836,12 @@ def _write_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup, out: bytearra
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "member_id"
         _w.write_compact_string(out, o.member_id)
         _f = "member_epoch"
@@ -807,6 +850,10 @@ def _write_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup, out: bytearra
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestTopics_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1033,11 +1080,20 @@ def _write_OffsetFetchRequest_v6(o: OffsetFetchRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestTopic_v6_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1127,11 +1183,20 @@ def _write_OffsetFetchRequest_v7(o: OffsetFetchRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestTopic_v6_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1215,6 +1280,10 @@ def _write_OffsetFetchRequest_v8(o: OffsetFetchRequest, out: bytearray) -> None:
         items = o.groups
         if items is None:
             raise EncodeError("field groups is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestGroup_v8(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1297,6 +1366,10 @@ def _write_OffsetFetchRequest_v9(o: OffsetFetchRequest, out: bytearray) -> None:
         items = o.groups
         if items is None:
             raise EncodeError("field groups is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestGroup_v9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1379,6 +1452,10 @@ def _write_OffsetFetchRequest_v10(o: OffsetFetchRequest, out: bytearray) -> None
         items = o.groups
         if items is None:
             raise EncodeError("field groups is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchRequestGroup_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

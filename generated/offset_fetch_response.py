@@ -668,11 +668,20 @@ def _write_OffsetFetchResponseTopic_v6_7(o: OffsetFetchResponseTopic, out: bytea
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponsePartition_v6_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -825,11 +834,20 @@ def _write_OffsetFetchResponseTopics_v8_9(o: OffsetFetchResponseTopics, out: byt
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partitions[]"
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponsePartitions_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -907,6 +925,10 @@ def _write_OffsetFetchResponseTopics_v10(o: OffsetFetchResponseTopics, out: byte
         items = o.partitions
         if items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponsePartitions_v8_10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -993,11 +1015,20 @@ def _write_OffsetFetchResponseGroup_v8_9(o: OffsetFetchResponseGroup, out: bytea
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponseTopics_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1086,11 +1117,20 @@ def _write_OffsetFetchResponseGroup_v10(o: OffsetFetchResponseGroup, out: bytear
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponseTopics_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1428,6 +1468,10 @@ def _write_OffsetFetchResponse_v6_7(o: OffsetFetchResponse, out: bytearray) -> N
         items = o.topics
         if items is None:
             raise EncodeError("field topics is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponseTopic_v6_7(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1510,6 +1554,10 @@ def _write_OffsetFetchResponse_v8_9(o: OffsetFetchResponse, out: bytearray) -> N
         items = o.groups
         if items is None:
             raise EncodeError("field groups is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponseGroup_v8_9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1590,6 +1638,10 @@ def _write_OffsetFetchResponse_v10(o: OffsetFetchResponse, out: bytearray) -> No
         items = o.groups
         if items is None:
             raise EncodeError("field groups is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_OffsetFetchResponseGroup_v10(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -20,6 +20,7 @@ _pack_i = struct.Struct(">i").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -255,6 +256,9 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
             items = o.isr
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -270,6 +274,9 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
             items = o.replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -280,6 +287,9 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
             items = o.removing_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -290,6 +300,9 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
             items = o.adding_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -518,6 +531,9 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
             items = o.isr
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -533,6 +549,9 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
             items = o.replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -543,6 +562,9 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
             items = o.removing_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -553,6 +575,9 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
             items = o.adding_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -568,6 +593,10 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
             items = o.directories
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    t += _w.uuid_bytes(item)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:
@@ -832,6 +861,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.isr
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -847,6 +879,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -857,6 +892,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.removing_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -867,6 +905,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.adding_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -882,6 +923,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.eligible_leader_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -892,6 +936,9 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.last_known_elr
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -902,6 +949,10 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
             items = o.directories
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    t += _w.uuid_bytes(item)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

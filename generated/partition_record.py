@@ -22,6 +22,7 @@ _pack_iii = struct.Struct(">iii").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
@@ -243,6 +244,9 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         items = o.replicas
         if items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -250,6 +254,9 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         items = o.isr
         if items is None:
             raise EncodeError("field isr is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -257,6 +264,9 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         items = o.removing_replicas
         if items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -264,6 +274,9 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         items = o.adding_replicas
         if items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -446,6 +459,9 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         items = o.replicas
         if items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -453,6 +469,9 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         items = o.isr
         if items is None:
             raise EncodeError("field isr is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -460,6 +479,9 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         items = o.removing_replicas
         if items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -467,6 +489,9 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         items = o.adding_replicas
         if items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -476,6 +501,10 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         items = o.directories
         if items is None:
             raise EncodeError("field directories is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                out += _w.uuid_bytes(item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -693,6 +722,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         items = o.replicas
         if items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -700,6 +732,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         items = o.isr
         if items is None:
             raise EncodeError("field isr is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -707,6 +742,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         items = o.removing_replicas
         if items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -714,6 +752,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         items = o.adding_replicas
         if items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -723,6 +764,10 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         items = o.directories
         if items is None:
             raise EncodeError("field directories is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                out += _w.uuid_bytes(item)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -740,6 +785,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
             items = o.eligible_leader_replicas
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")
@@ -750,6 +798,9 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
             items = o.last_known_elr
             if items is None:
                 _w.write_count(t, None, True)
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                t += _pack_array_i[len(items)](*items)
             else:
                 _w.write_count(t, len(items), True)
                 _w.write_fixed_array(t, items, "i")

@@ -379,11 +379,20 @@ def _write_TopicProduceData_v9_12(o: TopicProduceData, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partition_data[]"
         items = o.partition_data
         if items is None:
             raise EncodeError("field partition_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionProduceData_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -461,6 +470,10 @@ def _write_TopicProduceData_v13(o: TopicProduceData, out: bytearray) -> None:
         items = o.partition_data
         if items is None:
             raise EncodeError("field partition_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionProduceData_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -613,6 +626,10 @@ def _write_ProduceRequest_v9_12(o: ProduceRequest, out: bytearray) -> None:
         items = o.topic_data
         if items is None:
             raise EncodeError("field topic_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicProduceData_v9_12(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -702,6 +719,10 @@ def _write_ProduceRequest_v13(o: ProduceRequest, out: bytearray) -> None:
         items = o.topic_data
         if items is None:
             raise EncodeError("field topic_data is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicProduceData_v13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -689,6 +689,10 @@ def _write_PartitionProduceResponse_v9(o: PartitionProduceResponse, out: bytearr
         items = o.record_errors
         if items is None:
             raise EncodeError("field record_errors is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BatchIndexAndErrorMessage_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -785,6 +789,10 @@ def _write_PartitionProduceResponse_v10_13(o: PartitionProduceResponse, out: byt
         items = o.record_errors
         if items is None:
             raise EncodeError("field record_errors is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BatchIndexAndErrorMessage_v9_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1073,11 +1081,20 @@ def _write_TopicProduceResponse_v9(o: TopicProduceResponse, out: bytearray) -> N
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partition_responses[]"
         items = o.partition_responses
         if items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionProduceResponse_v9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1162,11 +1179,20 @@ def _write_TopicProduceResponse_v10_12(o: TopicProduceResponse, out: bytearray) 
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "partition_responses[]"
         items = o.partition_responses
         if items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionProduceResponse_v10_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1244,6 +1270,10 @@ def _write_TopicProduceResponse_v13(o: TopicProduceResponse, out: bytearray) -> 
         items = o.partition_responses
         if items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionProduceResponse_v10_13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1334,7 +1364,12 @@ def _write_NodeEndpoint_v10_13(o: NodeEndpoint, out: bytearray) -> None:
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_i(o.port)
         _f = "rack"
@@ -1590,6 +1625,10 @@ def _write_ProduceResponse_v9(o: ProduceResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicProduceResponse_v9(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1682,6 +1721,10 @@ def _write_ProduceResponse_v10_12(o: ProduceResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicProduceResponse_v10_12(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1696,6 +1739,10 @@ def _write_ProduceResponse_v10_12(o: ProduceResponse, out: bytearray) -> None:
             items = o.node_endpoints
             if items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    _write_NodeEndpoint_v10_13(item, t)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:
@@ -1797,6 +1844,10 @@ def _write_ProduceResponse_v13(o: ProduceResponse, out: bytearray) -> None:
         items = o.responses
         if items is None:
             raise EncodeError("field responses is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_TopicProduceResponse_v13(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -1811,6 +1862,10 @@ def _write_ProduceResponse_v13(o: ProduceResponse, out: bytearray) -> None:
             items = o.node_endpoints
             if items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    _write_NodeEndpoint_v10_13(item, t)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

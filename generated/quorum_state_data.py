@@ -255,13 +255,22 @@ def _write_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
         _f = "cluster_id"
         if o.cluster_id is None:
             raise EncodeError("field cluster_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.cluster_id)
+        data = o.cluster_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.cluster_id)
         _f = "leader_id, leader_epoch, voted_id, applied_offset"
         out += _pack_iiiq(o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset)
         _f = "current_voters[]"
         items = o.current_voters
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

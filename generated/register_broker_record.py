@@ -277,11 +277,21 @@ def _write_BrokerEndpoint_v0_3(o: BrokerEndpoint, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port, security_protocol"
         out += _pack_Hh(o.port, o.security_protocol)
         _f = "(tagged fields)"
@@ -349,7 +359,12 @@ def _write_BrokerFeature_v0_3(o: BrokerFeature, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "min_supported_version, max_supported_version"
         out += _pack_hh(o.min_supported_version, o.max_supported_version)
         _f = "(tagged fields)"
@@ -460,6 +475,10 @@ def _write_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.end_points
         if items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerEndpoint_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -468,6 +487,10 @@ def _write_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerFeature_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -596,6 +619,10 @@ def _write_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.end_points
         if items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerEndpoint_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -604,6 +631,10 @@ def _write_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerFeature_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -729,6 +760,10 @@ def _write_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.end_points
         if items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerEndpoint_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -737,6 +772,10 @@ def _write_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerFeature_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -874,6 +913,10 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.end_points
         if items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerEndpoint_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -882,6 +925,10 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_BrokerFeature_v0_3(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -898,6 +945,10 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
             items = o.log_dirs
             if items is None:
                 raise EncodeError("field log_dirs is null but not nullable at this version")
+            elif len(items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(items) + 1)
+                for item in items:
+                    t += _w.uuid_bytes(item)
             else:
                 _w.write_count(t, len(items), True)
                 for item in items:

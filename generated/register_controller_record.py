@@ -246,11 +246,21 @@ def _write_ControllerEndpoint_v0(o: ControllerEndpoint, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port, security_protocol"
         out += _pack_Hh(o.port, o.security_protocol)
         _f = "(tagged fields)"
@@ -318,7 +328,12 @@ def _write_ControllerFeature_v0(o: ControllerFeature, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "min_supported_version, max_supported_version"
         out += _pack_hh(o.min_supported_version, o.max_supported_version)
         _f = "(tagged fields)"
@@ -407,6 +422,10 @@ def _write_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearr
         items = o.end_points
         if items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ControllerEndpoint_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -415,6 +434,10 @@ def _write_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearr
         items = o.features
         if items is None:
             raise EncodeError("field features is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_ControllerFeature_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -101,7 +101,12 @@ def _write_RemoveDelegationTokenRecord_v0(o: RemoveDelegationTokenRecord, out: b
         _f = "token_id"
         if o.token_id is None:
             raise EncodeError("field token_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.token_id)
+        data = o.token_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.token_id)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)

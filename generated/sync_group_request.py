@@ -225,7 +225,12 @@ def _write_SyncGroupRequestAssignment_v4_5(o: SyncGroupRequestAssignment, out: b
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "assignment"
         if o.assignment is None:
             raise EncodeError("field assignment is null but not nullable at this version")
@@ -494,19 +499,33 @@ def _write_SyncGroupRequest_v4(o: SyncGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "generation_id"
         out += _pack_i(o.generation_id)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "assignments[]"
         items = o.assignments
         if items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_SyncGroupRequestAssignment_v4_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -637,13 +656,23 @@ def _write_SyncGroupRequest_v5(o: SyncGroupRequest, out: bytearray) -> None:
         _f = "group_id"
         if o.group_id is None:
             raise EncodeError("field group_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.group_id)
+        data = o.group_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.group_id)
         _f = "generation_id"
         out += _pack_i(o.generation_id)
         _f = "member_id"
         if o.member_id is None:
             raise EncodeError("field member_id is null but not nullable at this version")
-        _w.write_compact_string(out, o.member_id)
+        data = o.member_id.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.member_id)
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "protocol_type"
@@ -654,6 +683,10 @@ def _write_SyncGroupRequest_v5(o: SyncGroupRequest, out: bytearray) -> None:
         items = o.assignments
         if items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_SyncGroupRequestAssignment_v4_5(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

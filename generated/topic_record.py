@@ -109,7 +109,12 @@ def _write_TopicRecord_v0(o: TopicRecord, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "(tagged fields)"

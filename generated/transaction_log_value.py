@@ -24,6 +24,7 @@ _pack_q = struct.Struct(">q").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class PartitionsSchema(GeneratedStruct):
@@ -267,11 +268,19 @@ def _write_PartitionsSchema_v1(o: PartitionsSchema, out: bytearray) -> None:
         _f = "topic"
         if o.topic is None:
             raise EncodeError("field topic is null but not nullable at this version")
-        _w.write_compact_string(out, o.topic)
+        data = o.topic.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.topic)
         _f = "partition_ids"
         items = o.partition_ids
         if items is None:
             raise EncodeError("field partition_ids is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            out += _pack_array_i[len(items)](*items)
         else:
             _w.write_count(out, len(items), True)
             _w.write_fixed_array(out, items, "i")
@@ -444,6 +453,10 @@ def _write_TransactionLogValue_v1(o: TransactionLogValue, out: bytearray) -> Non
         items = o.transaction_partitions
         if items is None:
             _w.write_count(out, None, True)
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_PartitionsSchema_v1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -178,7 +178,12 @@ def _write_FeatureUpdateKey_v0(o: FeatureUpdateKey, out: bytearray) -> None:
         _f = "feature"
         if o.feature is None:
             raise EncodeError("field feature is null but not nullable at this version")
-        _w.write_compact_string(out, o.feature)
+        data = o.feature.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.feature)
         _f = "max_version_level, allow_downgrade"
         out += _pack_ho(o.max_version_level, o.allow_downgrade)
         _f = "(tagged fields)"
@@ -248,7 +253,12 @@ def _write_FeatureUpdateKey_v1_2(o: FeatureUpdateKey, out: bytearray) -> None:
         _f = "feature"
         if o.feature is None:
             raise EncodeError("field feature is null but not nullable at this version")
-        _w.write_compact_string(out, o.feature)
+        data = o.feature.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.feature)
         _f = "max_version_level, upgrade_type"
         out += _pack_hb(o.max_version_level, o.upgrade_type)
         _f = "(tagged fields)"
@@ -320,6 +330,10 @@ def _write_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) ->
         items = o.feature_updates
         if items is None:
             raise EncodeError("field feature_updates is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FeatureUpdateKey_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -399,6 +413,10 @@ def _write_UpdateFeaturesRequest_v1_2(o: UpdateFeaturesRequest, out: bytearray) 
         items = o.feature_updates
         if items is None:
             raise EncodeError("field feature_updates is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_FeatureUpdateKey_v1_2(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -181,7 +181,12 @@ def _write_UpdatableFeatureResult_v0_1(o: UpdatableFeatureResult, out: bytearray
         _f = "feature"
         if o.feature is None:
             raise EncodeError("field feature is null but not nullable at this version")
-        _w.write_compact_string(out, o.feature)
+        data = o.feature.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.feature)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "error_message"
@@ -265,6 +270,10 @@ def _write_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse, out: bytearray
         items = o.results
         if items is None:
             raise EncodeError("field results is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_UpdatableFeatureResult_v0_1(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

@@ -148,7 +148,12 @@ def _write_UserScramCredentialRecord_v0(o: UserScramCredentialRecord, out: bytea
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "mechanism"
         out += _pack_b(o.mechanism)
         _f = "salt"

@@ -274,11 +274,21 @@ def _write_Endpoint_v0(o: Endpoint, out: bytearray) -> None:
         _f = "name"
         if o.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        _w.write_compact_string(out, o.name)
+        data = o.name.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.name)
         _f = "host"
         if o.host is None:
             raise EncodeError("field host is null but not nullable at this version")
-        _w.write_compact_string(out, o.host)
+        data = o.host.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.host)
         _f = "port"
         out += _pack_H(o.port)
         _f = "(tagged fields)"
@@ -404,6 +414,10 @@ def _write_Voter_v0(o: Voter, out: bytearray) -> None:
         items = o.endpoints
         if items is None:
             raise EncodeError("field endpoints is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Endpoint_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:
@@ -486,6 +500,10 @@ def _write_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
         items = o.voters
         if items is None:
             raise EncodeError("field voters is null but not nullable at this version")
+        elif len(items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(items) + 1)
+            for item in items:
+                _write_Voter_v0(item, out)
         else:
             _w.write_count(out, len(items), True)
             for item in items:

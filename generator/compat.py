@@ -1,0 +1,418 @@
+"""Compare two generations of message definitions and list the changes that break compatibility.
+
+Only the versions OLD already had ("existing versions") matter: anything confined to brand-new
+versions is how Kafka evolves messages and is fine. Within the existing versions a change breaks
+either data already written (KRaft records, coordinator logs, state files) or peers already
+deployed (the other side of a request/response). Fields match by name within their struct, and
+structs are followed through every struct and struct-array field, inline or common, so a change
+deep inside ``Topics[].Partitions[]`` is found with its full path.
+
+Everything here is a pure function of two :class:`~generator.model.Message` objects; reading
+files and printing belong to ``generator.commands.check_compat``.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass
+
+from .model import Field, Message, Struct, parse_default
+from .types import FieldType
+from .versions import NONE, Versions
+
+# rule id -> what it flags; the ids are stable, machines match on them.
+RULES: dict[str, str] = {
+    "message-removed": "a message of OLD is missing from NEW",
+    "api-key-changed": "the apiKey changed",
+    "message-type-changed": "the message type changed",
+    "versions-removed": "existing versions are gone (and were not deprecated in OLD)",
+    "flexible-versions-changed": "an existing version became flexible or stopped being flexible",
+    "field-removed": "a field is missing from existing versions it had",
+    "untagged-field-added": "a non-tagged field appears in an existing version",
+    "field-type-changed": "a field's type changed",
+    "field-order-changed": "non-tagged fields of an existing version are in another order",
+    "nullable-versions-shrunk": "a field is no longer nullable in existing versions",
+    "nullable-versions-grown": "a field became nullable in existing versions",
+    "default-changed": "a field's default value changed",
+    "tag-renumbered": "a tagged field got another tag",
+    "tag-reused": "a tag of one field now belongs to another field",
+    "tagged-versions-changed": "a field moved between the tagged section and the fixed part",
+}
+
+ABSENT = "(absent)"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One incompatible change, located well enough to fix it and explained well enough to judge it."""
+
+    file: str  # the NEW definition (OLD's when the message was removed)
+    old_file: str
+    message: str
+    path: str  # field path such as Topics[].Partitions[].Replicas; "" for the message itself
+    rule: str
+    versions: str  # the existing versions affected, e.g. "0" or "0-3, 5"
+    old: str
+    new: str
+    reason: str
+
+    def to_dict(self) -> dict[str, str]:
+        return asdict(self)
+
+    @property
+    def where(self) -> str:
+        return f"{self.message}.{self.path}" if self.path else self.message
+
+    def __str__(self) -> str:
+        at = f" at v{self.versions}" if self.versions else ""
+        return f"{self.file}: {self.where}: {self.rule}{at}: {self.old} -> {self.new}\n    {self.reason}"
+
+
+# --- version range arithmetic (ranges are intervals; differences may be two of them) ---------------
+
+def minus(a: Versions, b: Versions) -> list[Versions]:
+    """The parts of ``a`` outside ``b``."""
+    if a.empty:
+        return []
+    inside = a.intersect(b)
+    if inside.empty:
+        return [a]
+    parts = []
+    if a.lowest < inside.lowest:
+        parts.append(Versions(a.lowest, inside.lowest - 1))
+    if inside.highest < a.highest:
+        parts.append(Versions(inside.highest + 1, a.highest))
+    return parts
+
+
+def minus_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
+    return [piece for part in parts for piece in minus(part, b)]
+
+
+def intersect_all(parts: Iterable[Versions], b: Versions) -> list[Versions]:
+    return [x for x in (part.intersect(b) for part in parts) if not x.empty]
+
+
+def merge(parts: Iterable[Versions]) -> list[Versions]:
+    """Sort and join touching or overlapping ranges."""
+    merged: list[Versions] = []
+    for part in sorted((p for p in parts if not p.empty), key=lambda p: p.lowest):
+        if merged and part.lowest <= merged[-1].highest + 1:
+            last = merged.pop()
+            part = Versions(last.lowest, max(last.highest, part.highest))
+        merged.append(part)
+    return merged
+
+
+def segments(scope: Versions, boundaries: Iterable[Versions]) -> list[Versions]:
+    """Cut ``scope`` wherever one of ``boundaries`` starts or ends, so that each piece sees every
+    boundary range either entirely or not at all (then one version speaks for the piece)."""
+    if scope.empty:
+        return []
+    cuts = {scope.lowest}
+    for rng in boundaries:
+        if not rng.empty:
+            cuts.update(c for c in (rng.lowest, rng.highest + 1) if scope.lowest < c <= scope.highest)
+    points = sorted(cuts) + [scope.highest + 1]
+    return [Versions(a, b - 1) for a, b in zip(points, points[1:])]
+
+
+def versions_text(parts: Sequence[Versions]) -> str:
+    return ", ".join(str(p) for p in merge(parts))
+
+
+# --- what a message's versions mean -----------------------------------------------------------
+
+def existing_versions(message: Message) -> Versions:
+    """The versions OLD had that peers or data may use: an unstable latest request version
+    (``latestVersionUnstable``) is still allowed to change, so it does not count."""
+    valid = message.valid_versions
+    if message.latest_version_unstable and not valid.empty:
+        return Versions(valid.lowest, valid.highest - 1) if valid.highest > valid.lowest else NONE
+    return valid
+
+
+def holders(message: Message, versions: str) -> str:
+    """Who holds bytes of ``message`` at ``versions`` today, for the sentences in findings."""
+    kind = {"request": "requests from clients already deployed",
+            "response": "responses from brokers already deployed",
+            "header": "frames from peers already deployed"}.get(message.type, "records already written")
+    return f"v{versions} {kind}"
+
+
+# --- field properties compared across generations -------------------------------------------------
+
+def type_shape(ftype: FieldType) -> str:
+    """The type as the wire sees it: struct names are not encoded, so any struct matches any struct
+    (their fields are compared one by one instead)."""
+    if ftype.is_array:
+        return "[]" + type_shape(ftype.element)  # type: ignore[arg-type]
+    return "struct" if ftype.is_struct else ftype.name
+
+
+def default_key(f: Field) -> object:
+    """The default as a value, so that "0x10" equals "16" and "" equals "0" for integers."""
+    if f.default == "null":
+        return ("null",)
+    if f.type.name == "records":
+        return ("raw", f.default)
+    try:
+        return ("value", parse_default(f.type, f.default, False))
+    except ValueError:
+        return ("raw", f.default)
+
+
+def default_text(f: Field) -> str:
+    return f.default if f.default else "(none)"
+
+
+def untagged_versions(f: Field) -> list[Versions]:
+    return minus(f.versions, f.tagged_versions)
+
+
+def field_summary(f: Field) -> str:
+    where = f"tag {f.tag} in taggedVersions {f.tagged_versions}" if f.is_tagged else f"versions {f.versions}"
+    return f"{f.type} ({where})"
+
+
+# --- the comparison -----------------------------------------------------------------------------
+
+class _Comparison:
+    """Collects the findings for one (OLD, NEW) pair of the same message."""
+
+    def __init__(self, old: Message, new: Message) -> None:
+        self.old, self.new = old, new
+        self.findings: list[Finding] = []
+
+    def add(self, path: str, rule: str, versions: Sequence[Versions] | str, old: object, new: object,
+            reason: str) -> None:
+        text = versions if isinstance(versions, str) else versions_text(versions)
+        self.findings.append(Finding(file=self.new.source, old_file=self.old.source, message=self.new.name,
+                                     path=path, rule=rule, versions=text, old=str(old), new=str(new),
+                                     reason=reason))
+
+    def holders(self, versions: Sequence[Versions]) -> str:
+        return holders(self.old, versions_text(versions))
+
+    # -- message level --
+    def run(self) -> list[Finding]:
+        old, new = self.old, self.new
+        existing = existing_versions(old)
+        if old.api_key != new.api_key:
+            self.add("", "api-key-changed", [existing], old.api_key, new.api_key,
+                     f"the apiKey identifies the message on the wire (request headers, metadata record "
+                     f"frames): {self.holders([existing])} say {old.api_key}, which would no longer mean "
+                     f"{new.name}")
+        if old.type != new.type:
+            self.add("", "message-type-changed", [existing], old.type, new.type,
+                     f"the type decides how the message is framed and which header or log it lives in; "
+                     f"existing {old.type} bytes would not be read as a {new.type}")
+        removed = minus_all(minus(existing, new.valid_versions), old.deprecated_versions)
+        if removed:
+            self.add("", "versions-removed", removed, f"validVersions {old.valid_versions}",
+                     f"validVersions {new.valid_versions}",
+                     f"{self.holders(removed)} would be refused as an unsupported version; mark them in "
+                     f"deprecatedVersions first, and remove them in a later release")
+        scope = existing.intersect(new.valid_versions)
+        self.check_flexible(scope)
+        self.compare_structs(old.struct, new.struct, scope, "")
+        return self.findings
+
+    def check_flexible(self, scope: Versions) -> None:
+        old_flex, new_flex = self.old.flexible_versions, self.new.flexible_versions
+        made_flexible = intersect_all(minus(new_flex, old_flex), scope)
+        made_rigid = intersect_all(minus(old_flex, new_flex), scope)
+        if not (made_flexible or made_rigid):
+            return
+        reasons = []
+        if made_flexible:
+            reasons.append(f"{self.holders(made_flexible)} use the non-flexible encoding (int16/int32 "
+                           f"lengths, no tagged section) and would no longer parse")
+        if made_rigid:
+            reasons.append(f"{self.holders(made_rigid)} use the flexible encoding (varint lengths, a tagged "
+                           f"section after every struct) and would no longer parse")
+        self.add("", "flexible-versions-changed", made_flexible + made_rigid, f"flexibleVersions {old_flex}",
+                 f"flexibleVersions {new_flex}",
+                 "; ".join(reasons) + "; only a new version may become flexible")
+
+    # -- struct level --
+    def compare_structs(self, old: Struct, new: Struct, scope: Versions, prefix: str) -> None:
+        """Compare two generations of one struct at the versions ``scope`` where both are present."""
+        if scope.empty:
+            return
+        new_by_name = {f.name: f for f in new.fields}
+        old_by_name = {f.name: f for f in old.fields}
+        removed_at: dict[str, list[Versions]] = {}
+        added_at: dict[str, list[Versions]] = {}
+        for of in old.fields:
+            nf = new_by_name.get(of.name)
+            gone = minus(of.versions.intersect(scope), nf.versions if nf else NONE)
+            if gone:
+                removed_at[of.name] = gone
+        for nf in new.fields:
+            of = old_by_name.get(nf.name)
+            fresh = minus_all(intersect_all(untagged_versions(nf), scope), of.versions if of else NONE)
+            if fresh:
+                added_at[nf.name] = fresh
+
+        for of in old.fields:
+            nf = new_by_name.get(of.name)
+            if of.name in removed_at:
+                self.report_removed(of, nf, removed_at[of.name], added_at, prefix)
+            if nf is not None:
+                self.compare_fields(of, nf, scope, prefix)
+        for nf in new.fields:
+            if nf.name in added_at:
+                self.report_added(nf, old_by_name.get(nf.name), added_at[nf.name], removed_at, prefix)
+        self.check_tag_reuse(old, new, scope, prefix)
+        self.check_order(old, new, scope, prefix)
+
+    def report_removed(self, of: Field, nf: Field | None, gone: list[Versions],
+                       added_at: dict[str, list[Versions]], prefix: str) -> None:
+        if all(of.tagged_versions.contains(g) for g in gone):
+            why = (f"{self.holders(gone)} may carry {of.name} under tag {of.tag}; readers would drop it as an "
+                   f"unknown tag and the value is lost")
+        else:
+            why = (f"{self.holders(gone)} carry {of.name} inline; a reader without it takes its bytes for "
+                   f"the fields after it")
+        self.add(prefix + of.name, "field-removed", gone, field_summary(of),
+                 field_summary(nf) if nf else ABSENT, why + self.replacement_hint(gone, added_at, "added"))
+
+    def report_added(self, nf: Field, of: Field | None, fresh: list[Versions],
+                     removed_at: dict[str, list[Versions]], prefix: str) -> None:
+        why = (f"{self.holders(fresh)} lack {nf.name}; a reader expecting it takes the next bytes for it "
+               f"(add it as a tagged field, or only in a new version)")
+        self.add(prefix + nf.name, "untagged-field-added", fresh, field_summary(of) if of else ABSENT,
+                 field_summary(nf), why + self.replacement_hint(fresh, removed_at, "removed"))
+
+    @staticmethod
+    def replacement_hint(where: list[Versions], others: dict[str, list[Versions]], what: str) -> str:
+        """Name the fields changed the other way at the same versions: together they read as a rename
+        or replacement, which matching by name reports as a removal plus an addition."""
+        names = [name for name, parts in others.items() if any(intersect_all(parts, w) for w in where)]
+        if not names:
+            return ""
+        return f" ({', '.join(names)} {'was' if len(names) == 1 else 'were'} {what} at the same versions: " \
+               f"a rename or replacement still changes the bytes)"
+
+    def compare_fields(self, of: Field, nf: Field, scope: Versions, prefix: str) -> None:
+        path = prefix + of.name
+        both = of.versions.intersect(nf.versions).intersect(scope)
+        if type_shape(of.type) != type_shape(nf.type):
+            if not both.empty:
+                self.add(path, "field-type-changed", [both], of.type, nf.type,
+                         f"{self.holders([both])} encode {of.name} as {of.type}; reading those bytes as "
+                         f"{nf.type} decodes it and everything after it wrongly")
+            return  # the other properties are not comparable across types
+        if default_key(of) != default_key(nf):
+            self.add(path, "default-changed", [scope], default_text(of), default_text(nf),
+                     f"readers fill {of.name} with its default where a version lacks it, and a tagged field at "
+                     f"its default is left off the wire: {self.holders([scope])} would read back "
+                     f"{default_text(nf)} where the writer meant {default_text(of)}")
+        if both.empty:
+            return
+        self.check_nullable(of, nf, both, path)
+        self.check_tagging(of, nf, both, path)
+        self.check_field_flexible(of, nf, both, path)
+        if of.struct is not None and nf.struct is not None:
+            self.compare_structs(of.struct, nf.struct, both, path + ("[]." if of.type.is_array else "."))
+
+    def check_nullable(self, of: Field, nf: Field, both: Versions, path: str) -> None:
+        shrunk = intersect_all(minus(of.nullable_versions, nf.nullable_versions), both)
+        grown = intersect_all(minus(nf.nullable_versions, of.nullable_versions), both)
+        struct_marker = of.type.is_struct
+        if shrunk:
+            why = f"{self.holders(shrunk)} may hold null in {of.name}, which a reader would now reject"
+            if struct_marker:
+                why += ", and the presence byte before a nullable struct would no longer be read"
+            self.add(path, "nullable-versions-shrunk", shrunk, f"nullableVersions {of.nullable_versions}",
+                     f"nullableVersions {nf.nullable_versions}", why)
+        if grown:
+            if struct_marker:
+                why = (f"a nullable struct is preceded by a presence byte: {self.holders(grown)} have none, "
+                       f"so a reader would take the struct's first byte for it")
+            else:
+                why = (f"readers deployed for v{versions_text(grown)} reject null in {of.name}, and a writer "
+                       f"may now send one; make it nullable only in a new version")
+            self.add(path, "nullable-versions-grown", grown, f"nullableVersions {of.nullable_versions}",
+                     f"nullableVersions {nf.nullable_versions}", why)
+
+    def check_tagging(self, of: Field, nf: Field, both: Versions, path: str) -> None:
+        moved = intersect_all(minus(of.tagged_versions, nf.tagged_versions)
+                              + minus(nf.tagged_versions, of.tagged_versions), both)
+        if moved:
+            self.add(path, "tagged-versions-changed", moved, f"taggedVersions {of.tagged_versions}",
+                     f"taggedVersions {nf.tagged_versions}",
+                     f"a tagged field travels in the tagged section and an untagged one inline: "
+                     f"{self.holders(moved)} put {of.name} where readers would no longer look for it")
+        still_tagged = of.tagged_versions.intersect(nf.tagged_versions).intersect(both)
+        if not still_tagged.empty and of.tag != nf.tag:
+            self.add(path, "tag-renumbered", [still_tagged], f"tag {of.tag}", f"tag {nf.tag}",
+                     f"{self.holders([still_tagged])} carry {of.name} under tag {of.tag}; readers would "
+                     f"look for tag {nf.tag} and treat tag {of.tag} as unknown")
+
+    def check_field_flexible(self, of: Field, nf: Field, both: Versions, path: str) -> None:
+        """A per-field flexibleVersions (string/bytes only) decides the length encoding of that field."""
+        if of.flexible_versions is None and nf.flexible_versions is None:
+            return  # the field follows the message, whose change is reported once for the message
+        old_flex = of.flexible_versions if of.flexible_versions is not None else self.old.flexible_versions
+        new_flex = nf.flexible_versions if nf.flexible_versions is not None else self.new.flexible_versions
+        changed = intersect_all(minus(old_flex, new_flex) + minus(new_flex, old_flex), both)
+        if changed:
+            self.add(path, "flexible-versions-changed", changed, f"flexibleVersions {old_flex}",
+                     f"flexibleVersions {new_flex}",
+                     f"{self.holders(changed)} encode the length of {of.name} one way (int16/int32 or varint) "
+                     f"and readers would expect the other")
+
+    def check_tag_reuse(self, old: Struct, new: Struct, scope: Versions, prefix: str) -> None:
+        new_by_tag = {f.tag: f for f in new.fields if f.is_tagged}
+        for of in old.fields:
+            nf = new_by_tag.get(of.tag) if of.is_tagged else None
+            if nf is None or nf.name == of.name:
+                continue
+            clash = of.tagged_versions.intersect(nf.tagged_versions).intersect(scope)
+            if not clash.empty:
+                self.add(prefix + nf.name, "tag-reused", [clash], f"tag {of.tag} = {of.name} ({of.type})",
+                         f"tag {nf.tag} = {nf.name} ({nf.type})",
+                         f"{self.holders([clash])} use tag {of.tag} for {of.name}; a reader would decode "
+                         f"those bytes as {nf.name}")
+
+    def check_order(self, old: Struct, new: Struct, scope: Versions, prefix: str) -> None:
+        """Non-tagged fields go on the wire in declaration order; matching by name must not hide a swap."""
+        bounds = [r for f in old.fields + new.fields for r in (f.versions, f.tagged_versions)]
+        changes: dict[tuple[str, str], list[Versions]] = {}
+        for piece in segments(scope, bounds):
+            v = piece.lowest
+            old_names = [f.name for f in old.untagged_fields_at(v)]
+            new_names = [f.name for f in new.untagged_fields_at(v)]
+            common = set(old_names) & set(new_names)
+            before = [n for n in old_names if n in common]
+            after = [n for n in new_names if n in common]
+            if before != after:
+                changes.setdefault((", ".join(before), ", ".join(after)), []).append(piece)
+        for (before, after), pieces in changes.items():
+            self.add(prefix.rstrip(".") or "", "field-order-changed", pieces, before, after,
+                     f"non-tagged fields are encoded in declaration order: {self.holders(pieces)} have "
+                     f"them as {before}")
+
+
+def compare_messages(old: Message, new: Message) -> list[Finding]:
+    """Every incompatible change from ``old`` to ``new``, two generations of one message."""
+    return _Comparison(old, new).run()
+
+
+def compare_sets(old: Iterable[Message], new: Iterable[Message]) -> list[Finding]:
+    """Match messages by name: a message missing from ``new`` is a finding, a new one is fine."""
+    new_by_name = {m.name: m for m in new}
+    findings: list[Finding] = []
+    for om in sorted(old, key=lambda m: m.name):
+        nm = new_by_name.get(om.name)
+        if nm is None:
+            existing = existing_versions(om)
+            if not existing.empty:
+                findings.append(Finding(file=om.source, old_file=om.source, message=om.name, path="",
+                                        rule="message-removed", versions=str(existing),
+                                        old=f"{om.type} {om.name}", new=ABSENT,
+                                        reason=f"{holders(om, str(existing))} could no longer be read"))
+            continue
+        findings.extend(compare_messages(om, nm))
+    return findings
