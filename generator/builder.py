@@ -1,14 +1,16 @@
 """Turn one schema-valid definition (a dict) into the model, enforcing Kafka's semantic rules.
 
 The rules follow Kafka's generator (``MessageSpec``, ``StructSpec``, ``FieldSpec``,
-``StructRegistry``, ``EntityType``); each violation becomes a :class:`Problem` naming the JSON path,
-and building goes on so that one run reports everything wrong with a file.
+``StructRegistry``, ``EntityType``, ``MessageDataGenerator`` and the metadata schema checker);
+each violation becomes a :class:`Problem` naming the JSON path, and building goes on so that one
+run reports everything wrong with a file.
 """
 from __future__ import annotations
 
 from typing import Any
 
 from .errors import Problem
+from .jsonc import JsonFloat
 from .model import Field, Message, Struct, parse_default
 from .types import FieldType
 from .versions import NONE, Versions
@@ -22,6 +24,7 @@ ENTITY_TYPES = {  # entityType -> the primitive type it must annotate (or be an 
     "brokerId": "int32",
 }
 API_KEYED_TYPES = ("request", "response", "metadata", "coordinator-key", "coordinator-value")
+MAX_TAG = 2**31 - 1  # Kafka reads tags into a Java Integer
 
 
 def as_bool(value: Any) -> bool:
@@ -36,13 +39,13 @@ def as_int(value: Any) -> int:
 
 
 def as_default(value: Any) -> str:
-    """Kafka reads ``default`` as a string; JSON null means "no default given"."""
+    """Kafka reads ``default`` as a string (a JSON number as its text); absent means ""."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
-        return str(int(value))
+    if isinstance(value, JsonFloat):
+        return value.text
     return str(value)
 
 
@@ -55,9 +58,10 @@ class _Builder:
         self.raw = raw
         self.source = source
         self.problems: list[Problem] = []
+        self.valid = NONE
         self.flexible = NONE
-        self.inline_specs: dict[str, tuple[dict[str, Any], str, Versions]] = {}
-        self.common_specs: dict[str, tuple[dict[str, Any], str]] = {}
+        self.inline_specs: dict[str, tuple[dict[str, Any], str, Versions]] = {}  # name -> (spec, path, versions)
+        self.common_specs: dict[str, tuple[dict[str, Any], str, Versions]] = {}
         self.built: dict[str, Struct] = {}
         self.building: set[str] = set()
 
@@ -77,6 +81,10 @@ class _Builder:
         name = raw["name"]
         mtype = raw["type"]
         valid = self.versions(raw.get("validVersions"), "$.validVersions", "validVersions") or NONE
+        if valid.open_ended:
+            self.problem("$.validVersions", f"validVersions {valid} has no highest version; "
+                                            f"write a bounded range such as \"{valid.lowest}-N\"")
+        self.valid = valid
         api_key = as_int(raw["apiKey"]) if "apiKey" in raw else None
         if api_key is not None and not 0 <= api_key <= 0x7FFF:
             self.problem("$.apiKey", f"apiKey {api_key} is not a non-negative int16")
@@ -88,13 +96,12 @@ class _Builder:
             self.problem("$.name", f"response {name!r} must have a name ending in 'Response'")
 
         flexible = NONE
-        if not valid.empty:
-            if "flexibleVersions" not in raw:
-                self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
-            else:
-                flexible = self.versions(raw["flexibleVersions"], "$.flexibleVersions", "flexibleVersions") or NONE
-                if not flexible.empty and not flexible.open_ended:
-                    self.problem("$.flexibleVersions", f"flexibleVersions {flexible} must be 'none' or open-ended (N+)")
+        if "flexibleVersions" not in raw:
+            self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
+        else:
+            flexible = self.versions(raw["flexibleVersions"], "$.flexibleVersions", "flexibleVersions", NONE) or NONE
+            if not flexible.empty and not flexible.open_ended:
+                self.problem("$.flexibleVersions", f"flexibleVersions {flexible} must be 'none' or open-ended (N+)")
         self.flexible = flexible
 
         deprecated = self.versions(raw.get("deprecatedVersions"), "$.deprecatedVersions", "deprecatedVersions", NONE) or NONE
@@ -111,11 +118,11 @@ class _Builder:
                 self.problem("$.validVersions", f"a coordinator-key must have validVersions \"0\", not {valid}")
             if not flexible.empty:
                 self.problem("$.flexibleVersions", "a coordinator-key cannot be flexible")
-        header_versions = self.header_versions(raw.get("headerVersions"), mtype, valid)
 
+        fields = raw.get("fields", [])
         self.register_structs(raw, valid)
         commons = tuple(s for s in (self.struct_named(n) for n in self.common_specs) if s is not None)
-        top = self.build_struct(name, valid, raw["fields"], "$", top_level=True)
+        top = self.build_struct(name, valid, fields, "$", top_level=True)
         if self.problems:
             return None
         return Message(
@@ -129,41 +136,42 @@ class _Builder:
             deprecated_versions=deprecated,
             latest_version_unstable=unstable,
             listeners=listeners,
-            header_versions=header_versions,
             source=self.source,
             structs=dict(self.built),
         )
-
-    def header_versions(self, raw: Any, mtype: str, valid: Versions) -> tuple[tuple[Versions, int], ...]:
-        if raw is None:
-            return ()
-        if mtype not in ("request", "response"):
-            self.problem("$.headerVersions", "headerVersions is only valid for requests and responses")
-            return ()
-        entries = []
-        for text, header in raw.items():
-            rng = self.versions(text, "$.headerVersions", "headerVersions key")
-            if rng is not None:
-                entries.append((rng, as_int(header)))
-        return tuple(entries)
 
     # --- struct registry ------------------------------------------------------------------------
     def register_structs(self, raw: dict[str, Any], valid: Versions) -> None:
         """Find every named struct (common and inline) before building, so order does not matter."""
         for i, common in enumerate(raw.get("commonStructs") or ()):
             path = f"$.commonStructs[{i}]"
+            if not common["name"][:1].isupper():
+                self.problem(f"{path}.name", f"common struct name {common['name']!r} must start with a capital letter")
+                continue
             if common["name"] in self.common_specs:
                 self.problem(path, f"common struct {common['name']} is defined twice")
                 continue
-            self.common_specs[common["name"]] = (common, path)
-        for name, (common, path) in self.common_specs.items():
             versions = self.versions(common.get("versions"), f"{path}.versions", "versions") or NONE
-            self.collect_inline(common["fields"], path, versions)
-        self.collect_inline(raw["fields"], "$", valid)
+            self.common_specs[common["name"]] = (common, path, versions)
+        references: list[tuple[str, str, str]] = []  # (struct name, field path, field name)
+        for name, (common, path, versions) in self.common_specs.items():
+            self.versions(common.get("deprecatedVersions"), f"{path}.deprecatedVersions", "deprecatedVersions", NONE)
+            if not versions.empty and not valid.empty and versions.intersect(valid).empty:
+                self.problem(f"{path}.versions", f"common struct {name} versions {versions} never overlap "
+                                                 f"validVersions {valid}")
+            self.collect_inline(common.get("fields", []), path, references)
+        self.collect_inline(raw.get("fields", []), "$", references)
         if raw["name"] in self.common_specs or raw["name"] in self.inline_specs:
             self.problem("$.name", f"a struct is named {raw['name']}, like the message itself")
+        for struct_name, path, field_name in references:
+            if struct_name in self.inline_specs:
+                self.problem(f"{path} ({field_name})",
+                             f"refers to struct {struct_name}, which is defined inline at "
+                             f"{self.inline_specs[struct_name][1]}; only commonStructs can be shared")
 
-    def collect_inline(self, fields: list[dict[str, Any]], parent_path: str, parent_versions: Versions) -> None:
+    def collect_inline(self, fields: list[dict[str, Any]], parent_path: str,
+                       references: list[tuple[str, str, str]]) -> None:
+        """Register the inline structs under ``fields``; note struct references for later checks."""
         for i, spec in enumerate(fields):
             path = f"{parent_path}.fields[{i}]"
             try:
@@ -174,17 +182,20 @@ class _Builder:
             if struct_name is None:
                 continue
             if "fields" not in spec:
-                continue  # a reference to a struct defined elsewhere
+                if struct_name not in self.common_specs:
+                    references.append((struct_name, path, spec["name"]))
+                continue
             if struct_name in self.common_specs:
-                self.problem(path, f"{spec['name']} re-specifies the common struct {struct_name} inline; "
+                self.problem(f"{path} ({spec['name']})", f"re-specifies the common struct {struct_name} inline; "
                                    "refer to it without 'fields'")
                 continue
             if struct_name in self.inline_specs:
-                self.problem(path, f"struct {struct_name} is defined twice (first at {self.inline_specs[struct_name][1]})")
+                self.problem(f"{path} ({spec['name']})",
+                             f"struct {struct_name} is defined twice (first at {self.inline_specs[struct_name][1]})")
                 continue
-            versions = self.versions(spec.get("versions", spec.get("taggedVersions")), path + ".versions", "versions") or NONE
+            versions = _quiet_field_versions(spec)  # a bad range is reported when the field is built
             self.inline_specs[struct_name] = (spec, path, versions)
-            self.collect_inline(spec["fields"], path, versions)
+            self.collect_inline(spec["fields"], path, references)
 
     def struct_named(self, name: str) -> Struct | None:
         if name in self.built:
@@ -194,13 +205,12 @@ class _Builder:
         self.building.add(name)
         try:
             if name in self.common_specs:
-                spec, path = self.common_specs[name]
-                versions = self.versions(spec.get("versions"), f"{path}.versions", "versions") or NONE
-                struct = self.build_struct(name, versions, spec["fields"], path, is_common=True,
-                                           about=spec.get("about", ""))
+                spec, path, versions = self.common_specs[name]
+                struct = self.build_struct(name, versions, spec.get("fields", []), path, is_common=True)
             elif name in self.inline_specs:
                 spec, path, versions = self.inline_specs[name]
-                struct = self.build_struct(name, versions, spec["fields"], path, about=spec.get("about", ""))
+                struct = self.build_struct(name, versions, spec["fields"], path,
+                                           about=spec.get("about", ""))
             else:
                 return None
         finally:
@@ -255,8 +265,6 @@ class _Builder:
         tagged = self.versions(spec.get("taggedVersions"), where, "taggedVersions", NONE) or NONE
         versions = self.versions(spec.get("versions"), where, "versions", tagged if not tagged.empty else None)
         if versions is None:
-            if "versions" not in spec:
-                self.problem(where, "neither versions nor taggedVersions is given")
             return None
         nullable = self.versions(spec.get("nullableVersions"), where, "nullableVersions", NONE) or NONE
         if not nullable.empty and not ftype.can_be_nullable:
@@ -266,16 +274,17 @@ class _Builder:
             self.problem(where, f"only struct and struct-array fields can have 'fields', not {ftype}")
 
         flexible_override = None
-        if "flexibleVersions" in spec and spec["flexibleVersions"] not in (None, ""):
+        if as_versions_text(spec.get("flexibleVersions")) not in (None, ""):  # Kafka: absent or "" = no override
             flexible_override = self.versions(spec["flexibleVersions"], where, "flexibleVersions")
             if ftype.name not in ("string", "bytes"):
                 self.problem(where, "only string and bytes fields can override flexibleVersions")
 
-        tag = as_int(spec["tag"]) if "tag" in spec and spec["tag"] is not None else None
+        tag = as_int(spec["tag"]) if "tag" in spec else None
         map_key = as_bool(spec.get("mapKey", False))
-        self.check_tag(where, tag, tagged, versions, nullable, map_key)
+        field_flexible = flexible_override if flexible_override is not None else self.flexible
+        self.check_tag(where, ftype, tag, tagged, versions, nullable, map_key, field_flexible)
         if map_key and top_level:
-            self.problem(where, "mapKey is only meaningful inside the element struct of an array")
+            self.problem(where, "mapKey cannot be set on a top-level field, only inside an array's element struct")
 
         zero_copy = as_bool(spec.get("zeroCopy", False))
         if zero_copy and ftype.name != "bytes":
@@ -287,8 +296,10 @@ class _Builder:
         if expected is not None and base is not None and base.name != expected:
             self.problem(where, f"entityType {entity} needs type {expected} (or an array of it), not {ftype}")
 
-        if versions.intersect(parent_versions).empty and not parent_versions.empty:
-            self.problem(where, f"versions {versions} never overlap the enclosing versions {parent_versions}")
+        self.check_overlaps(where, versions, nullable, tagged, flexible_override, parent_versions, "the enclosing versions")
+        if self.raw["type"] == "metadata" and parent_versions != self.valid:
+            # Kafka's metadata schema checker holds every field of a record to validVersions.
+            self.check_overlaps(where, versions, nullable, tagged, flexible_override, self.valid, "validVersions")
 
         default = as_default(spec.get("default"))
         self.check_default(where, ftype, default, versions, nullable)
@@ -311,25 +322,44 @@ class _Builder:
             about=spec.get("about", ""), struct=struct, json_path=path,
         )
 
-    def check_tag(self, where: str, tag: int | None, tagged: Versions, versions: Versions,
-                  nullable: Versions, map_key: bool) -> None:
+    def check_overlaps(self, where: str, versions: Versions, nullable: Versions, tagged: Versions,
+                       flexible_override: Versions | None, scope: Versions, scope_name: str) -> None:
+        """Version ranges that can never apply within ``scope`` are mistakes."""
+        if scope.empty:
+            return  # an empty enclosing range leaves nothing to compare against
+        live = versions.intersect(scope)
+        if live.empty:
+            self.problem(where, f"versions {versions} never overlap {scope_name} {scope}")
+            return
+        if not nullable.empty and nullable.intersect(live).empty:
+            self.problem(where, f"nullableVersions {nullable} never apply: the field only occurs in versions {live}")
+        if not tagged.empty and tagged.intersect(live).empty:
+            self.problem(where, f"taggedVersions {tagged} never apply: the field only occurs in versions {live}")
+        if flexible_override is not None and not flexible_override.empty and flexible_override.intersect(live).empty:
+            self.problem(where, f"flexibleVersions {flexible_override} never apply: "
+                                f"the field only occurs in versions {live}")
+
+    def check_tag(self, where: str, ftype: FieldType, tag: int | None, tagged: Versions, versions: Versions,
+                  nullable: Versions, map_key: bool, field_flexible: Versions) -> None:
         if tag is None:
             if not tagged.empty:
                 self.problem(where, f"taggedVersions {tagged} are given but no tag")
             return
-        if tag < 0:
-            self.problem(where, f"tag {tag} is negative")
+        if not 0 <= tag <= MAX_TAG:
+            self.problem(where, f"tag {tag} must be between 0 and {MAX_TAG}")
         if tagged.empty:
             self.problem(where, f"tag {tag} is given but no taggedVersions")
             return
         if map_key:
             self.problem(where, "a tagged field cannot be a mapKey")
+        if ftype.name == "records":
+            self.problem(where, "a records field cannot be tagged")
         if not tagged.open_ended:
             self.problem(where, f"taggedVersions {tagged} must be open-ended (N+)")
         if not versions.contains(tagged):
             self.problem(where, f"taggedVersions {tagged} must lie inside versions {versions}")
-        if not self.flexible.contains(tagged):
-            self.problem(where, f"taggedVersions {tagged} must lie inside the message's flexibleVersions {self.flexible}")
+        if not field_flexible.contains(tagged):
+            self.problem(where, f"taggedVersions {tagged} must lie inside the flexibleVersions {field_flexible}")
         overlap = nullable.intersect(tagged)
         if not overlap.empty and overlap != tagged:
             self.problem(where, f"nullableVersions {nullable} cover only part of taggedVersions {tagged}: "
@@ -348,6 +378,15 @@ class _Builder:
             parse_default(ftype, default, False)
         except ValueError as exc:
             self.problem(where, str(exc))
+
+
+def _quiet_field_versions(spec: dict[str, Any]) -> Versions:
+    """A field's versions (taggedVersions when versions is absent), NONE when they do not parse."""
+    try:
+        tagged = Versions.parse(as_versions_text(spec.get("taggedVersions")), NONE)
+        return Versions.parse(as_versions_text(spec.get("versions")), None if tagged.empty else tagged)
+    except ValueError:
+        return NONE
 
 
 def build_message(raw: dict[str, Any], source: str) -> tuple[Message | None, list[Problem]]:

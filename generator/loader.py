@@ -2,7 +2,7 @@
 
 ``load_file`` handles one definition; ``load_definitions`` a set of files or directories and
 adds the rules that span files (one request and one response per apiKey with matching names,
-unique metadata and coordinator apiKeys, unique names).
+unique metadata apiKeys, unique names).
 """
 from __future__ import annotations
 
@@ -166,7 +166,9 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
                                     f"apiKey {m.api_key} of {m.type} {m.name} is already used by {other.name} ({other.source})"))
         seen_keys.setdefault(key, m)
     for m in messages:
-        request = seen_keys.get(("request", m.api_key)) if m.type == "response" else None
+        if m.type != "response" or m.api_key is None:
+            continue
+        request = seen_keys.get(("request", m.api_key))
         if request is not None and seen_keys.get(("response", m.api_key)) is m:
             base = request.name[: -len("Request")]
             if m.name != base + "Response":

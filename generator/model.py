@@ -201,7 +201,6 @@ class Message:
     deprecated_versions: Versions = NONE
     latest_version_unstable: bool = False
     listeners: tuple[str, ...] = ()
-    header_versions: tuple[tuple[Versions, int], ...] = ()
     source: str = ""  # the file the definition came from
     structs: dict[str, Struct] = dc_field(default_factory=dict)  # every named struct, by name
 

@@ -1,7 +1,8 @@
 """Version ranges as Kafka's definitions write them: "none", "3", "1-4", "2+".
 
 Kafka's generator (``Versions.java``) treats "N+" as N..Short.MAX_VALUE; we do the same, so
-an open-ended range has ``highest == MAX_VERSION``.
+an open-ended range has ``highest == MAX_VERSION``. Like Kafka, a blank string counts as "not
+given" and takes the caller's default.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import re
 
 MAX_VERSION = 0x7FFF
 
-_RANGE = re.compile(r"^(\d+)(?:(\+)|-(\d+))?$")
+_RANGE = re.compile(r"^([0-9]{1,10})(?:(\+)|-([0-9]{1,10}))?$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,8 +23,8 @@ class Versions:
 
     @staticmethod
     def parse(text: str | None, default: "Versions | None" = None) -> "Versions":
-        """Parse Kafka's syntax. ``None`` gives ``default`` (a missing key)."""
-        if text is None:
+        """Parse Kafka's syntax. ``None`` or a blank string gives ``default`` (a missing key)."""
+        if text is None or not text.strip():
             if default is None:
                 raise ValueError("versions are required")
             return default
@@ -83,10 +84,10 @@ class Versions:
     def __str__(self) -> str:
         if self.empty:
             return "none"
+        if self.lowest == self.highest:  # checked first, as Kafka does: "32767+" prints "32767"
+            return str(self.lowest)
         if self.highest == MAX_VERSION:
             return f"{self.lowest}+"
-        if self.lowest == self.highest:
-            return str(self.lowest)
         return f"{self.lowest}-{self.highest}"
 
 

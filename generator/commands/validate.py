@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from generator.errors import DefinitionError
 from generator.loader import load_definitions
@@ -16,6 +17,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if not Path(p).exists()]
+    if missing:
+        for path in missing:
+            print(f"{path}: no such file or directory", file=sys.stderr)
+        return 2
     try:
         messages = load_definitions(args.paths)
     except DefinitionError as exc:
