@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
@@ -67,18 +65,18 @@ class AccessControlEntryRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, AccessControlEntryRecord):
             return NotImplemented
         return (
-            self.id == other.id  # type: ignore[attr-defined]
-            and self.resource_type == other.resource_type  # type: ignore[attr-defined]
-            and self.resource_name == other.resource_name  # type: ignore[attr-defined]
-            and self.pattern_type == other.pattern_type  # type: ignore[attr-defined]
-            and self.principal == other.principal  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.operation == other.operation  # type: ignore[attr-defined]
-            and self.permission_type == other.permission_type  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.id == other.id
+            and self.resource_type == other.resource_type
+            and self.resource_name == other.resource_name
+            and self.pattern_type == other.pattern_type
+            and self.principal == other.principal
+            and self.host == other.host
+            and self.operation == other.operation
+            and self.permission_type == other.permission_type
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -102,7 +100,7 @@ class AccessControlEntryRecord(GeneratedStruct):
 # --- AccessControlEntryRecord, version 0 ---
 
 def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessControlEntryRecord, int]:
-    o = _new(AccessControlEntryRecord)
+    o = AccessControlEntryRecord.__new__(AccessControlEntryRecord)
     _f = ""
     _i = 0
     try:
@@ -112,44 +110,29 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         (o.resource_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "resource_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.resource_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.resource_name, pos = _w.read_compact_string(buf, pos)
-            if o.resource_name is None:
-                raise DecodeError("non-nullable field resource_name was null", offset=pos)
+            o.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "pattern_type"
         (o.pattern_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "principal"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.principal = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.principal, pos = _w.read_compact_string(buf, pos)
-            if o.principal is None:
-                raise DecodeError("non-nullable field principal was null", offset=pos)
+            o.principal, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "operation, permission_type"
         o.operation, o.permission_type = _unpack_bb(buf, pos)
         pos += 2

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -44,12 +42,12 @@ class ApiVersionsRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ApiVersionsRequest):
             return NotImplemented
         return (
-            self.client_software_name == other.client_software_name  # type: ignore[attr-defined]
-            and self.client_software_version == other.client_software_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.client_software_name == other.client_software_name
+            and self.client_software_version == other.client_software_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -67,7 +65,7 @@ class ApiVersionsRequest(GeneratedStruct):
 # --- ApiVersionsRequest, versions 0-2 ---
 
 def _read_ApiVersionsRequest_v0_2(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    o = _new(ApiVersionsRequest)
+    o = ApiVersionsRequest.__new__(ApiVersionsRequest)
     o.client_software_name = ''
     o.client_software_version = ''
     _f = ""
@@ -97,34 +95,24 @@ def _size_ApiVersionsRequest_v0_2(o: ApiVersionsRequest) -> int:
 # --- ApiVersionsRequest, versions 3-4 ---
 
 def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequest, int]:
-    o = _new(ApiVersionsRequest)
+    o = ApiVersionsRequest.__new__(ApiVersionsRequest)
     _f = ""
     _i = 0
     try:
         _f = "client_software_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.client_software_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.client_software_name, pos = _w.read_compact_string(buf, pos)
-            if o.client_software_name is None:
-                raise DecodeError("non-nullable field client_software_name was null", offset=pos)
+            o.client_software_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_software_version"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.client_software_version = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.client_software_version, pos = _w.read_compact_string(buf, pos)
-            if o.client_software_version is None:
-                raise DecodeError("non-nullable field client_software_version was null", offset=pos)
+            o.client_software_version, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hhh = struct.Struct(">hhh").unpack_from
 _pack_hhh = struct.Struct(">hhh").pack
@@ -58,13 +56,13 @@ class ApiVersion(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ApiVersion):
             return NotImplemented
         return (
-            self.api_key == other.api_key  # type: ignore[attr-defined]
-            and self.min_version == other.min_version  # type: ignore[attr-defined]
-            and self.max_version == other.max_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.api_key == other.api_key
+            and self.min_version == other.min_version
+            and self.max_version == other.max_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -106,13 +104,13 @@ class SupportedFeatureKey(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SupportedFeatureKey):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.min_version == other.min_version  # type: ignore[attr-defined]
-            and self.max_version == other.max_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.min_version == other.min_version
+            and self.max_version == other.max_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -154,13 +152,13 @@ class FinalizedFeatureKey(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FinalizedFeatureKey):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.max_version_level == other.max_version_level  # type: ignore[attr-defined]
-            and self.min_version_level == other.min_version_level  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.max_version_level == other.max_version_level
+            and self.min_version_level == other.min_version_level
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -217,17 +215,17 @@ class ApiVersionsResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ApiVersionsResponse):
             return NotImplemented
         return (
-            self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.api_keys == other.api_keys  # type: ignore[attr-defined]
-            and self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.supported_features == other.supported_features  # type: ignore[attr-defined]
-            and self.finalized_features_epoch == other.finalized_features_epoch  # type: ignore[attr-defined]
-            and self.finalized_features == other.finalized_features  # type: ignore[attr-defined]
-            and self.zk_migration_ready == other.zk_migration_ready  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.error_code == other.error_code
+            and self.api_keys == other.api_keys
+            and self.throttle_time_ms == other.throttle_time_ms
+            and self.supported_features == other.supported_features
+            and self.finalized_features_epoch == other.finalized_features_epoch
+            and self.finalized_features == other.finalized_features
+            and self.zk_migration_ready == other.zk_migration_ready
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -250,7 +248,7 @@ class ApiVersionsResponse(GeneratedStruct):
 # --- ApiVersion, versions 0-2 ---
 
 def _read_ApiVersion_v0_2(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    o = _new(ApiVersion)
+    o = ApiVersion.__new__(ApiVersion)
     _f = ""
     _i = 0
     try:
@@ -282,7 +280,7 @@ def _size_ApiVersion_v0_2(o: ApiVersion) -> int:
 # --- ApiVersion, versions 3-4 ---
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    o = _new(ApiVersion)
+    o = ApiVersion.__new__(ApiVersion)
     _f = ""
     _i = 0
     try:
@@ -332,22 +330,17 @@ def _size_ApiVersion_v3_4(o: ApiVersion) -> int:
 # --- SupportedFeatureKey, versions 3-4 ---
 
 def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatureKey, int]:
-    o = _new(SupportedFeatureKey)
+    o = SupportedFeatureKey.__new__(SupportedFeatureKey)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_version, max_version"
         o.min_version, o.max_version = _unpack_hh(buf, pos)
         pos += 4
@@ -404,22 +397,17 @@ def _size_SupportedFeatureKey_v3_4(o: SupportedFeatureKey) -> int:
 # --- FinalizedFeatureKey, versions 3-4 ---
 
 def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatureKey, int]:
-    o = _new(FinalizedFeatureKey)
+    o = FinalizedFeatureKey.__new__(FinalizedFeatureKey)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, min_version_level"
         o.max_version_level, o.min_version_level = _unpack_hh(buf, pos)
         pos += 4
@@ -476,7 +464,7 @@ def _size_FinalizedFeatureKey_v3_4(o: FinalizedFeatureKey) -> int:
 # --- ApiVersionsResponse, version 0 ---
 
 def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = _new(ApiVersionsResponse)
+    o = ApiVersionsResponse.__new__(ApiVersionsResponse)
     o.throttle_time_ms = 0
     o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
@@ -489,27 +477,27 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        api_keys_n, pos = _w.read_count(buf, pos, False)
+        if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
+            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 6
-            rows = buf[pos:end]
-            if len(rows) == n * 6:
-                for row in _iter_hhh(rows):
-                    item = _new(ApiVersion)
-                    item.api_key, item.min_version, item.max_version,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + api_keys_n * 6
+            api_keys_rows = buf[pos:end]
+            if len(api_keys_rows) == api_keys_n * 6:
+                for api_keys_row in _iter_hhh(api_keys_rows):
+                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
+                    api_keys_item.unknown_tagged_fields = ()
+                    api_keys_append(api_keys_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    append(item)
-            o.api_keys = items
+                for _i in range(api_keys_n):
+                    api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
+                    api_keys_append(api_keys_item)
+            o.api_keys = api_keys_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -524,33 +512,33 @@ def _write_ApiVersionsResponse_v0(o: ApiVersionsResponse, out: bytearray) -> Non
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "api_keys[]"
-        items = o.api_keys
-        if items is None:
+        api_keys_items = o.api_keys
+        if api_keys_items is None:
             raise EncodeError("field api_keys is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ApiVersion_v0_2(item, out)
+            _w.write_count(out, len(api_keys_items), False)
+            for api_keys_item in api_keys_items:
+                _write_ApiVersion_v0_2(api_keys_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ApiVersionsResponse_v0(o: ApiVersionsResponse) -> int:
     size = 2
-    items = o.api_keys
-    if items is None:
+    api_keys_items = o.api_keys
+    if api_keys_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ApiVersion_v0_2(item)
+        size += _w.count_size(len(api_keys_items), False)
+        for api_keys_item in api_keys_items:
+            size += _size_ApiVersion_v0_2(api_keys_item)
     return size
 
 
 # --- ApiVersionsResponse, versions 1-2 ---
 
 def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = _new(ApiVersionsResponse)
+    o = ApiVersionsResponse.__new__(ApiVersionsResponse)
     o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
     o.finalized_features = KeyedList()
@@ -562,27 +550,27 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        api_keys_n, pos = _w.read_count(buf, pos, False)
+        if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
+            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 6
-            rows = buf[pos:end]
-            if len(rows) == n * 6:
-                for row in _iter_hhh(rows):
-                    item = _new(ApiVersion)
-                    item.api_key, item.min_version, item.max_version,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + api_keys_n * 6
+            api_keys_rows = buf[pos:end]
+            if len(api_keys_rows) == api_keys_n * 6:
+                for api_keys_row in _iter_hhh(api_keys_rows):
+                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
+                    api_keys_item.unknown_tagged_fields = ()
+                    api_keys_append(api_keys_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    append(item)
-            o.api_keys = items
+                for _i in range(api_keys_n):
+                    api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
+                    api_keys_append(api_keys_item)
+            o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -600,13 +588,13 @@ def _write_ApiVersionsResponse_v1_2(o: ApiVersionsResponse, out: bytearray) -> N
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "api_keys[]"
-        items = o.api_keys
-        if items is None:
+        api_keys_items = o.api_keys
+        if api_keys_items is None:
             raise EncodeError("field api_keys is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ApiVersion_v0_2(item, out)
+            _w.write_count(out, len(api_keys_items), False)
+            for api_keys_item in api_keys_items:
+                _write_ApiVersion_v0_2(api_keys_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
     except _w.ENCODE_FAILURES as e:
@@ -615,20 +603,20 @@ def _write_ApiVersionsResponse_v1_2(o: ApiVersionsResponse, out: bytearray) -> N
 
 def _size_ApiVersionsResponse_v1_2(o: ApiVersionsResponse) -> int:
     size = 6
-    items = o.api_keys
-    if items is None:
+    api_keys_items = o.api_keys
+    if api_keys_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ApiVersion_v0_2(item)
+        size += _w.count_size(len(api_keys_items), False)
+        for api_keys_item in api_keys_items:
+            size += _size_ApiVersion_v0_2(api_keys_item)
     return size
 
 
 # --- ApiVersionsResponse, versions 3-4 ---
 
 def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    o = _new(ApiVersionsResponse)
+    o = ApiVersionsResponse.__new__(ApiVersionsResponse)
     o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
     o.finalized_features = KeyedList()
@@ -640,27 +628,27 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        api_keys_n, pos = _w.read_count(buf, pos, True)
+        if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
+            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 7
-            rows = buf[pos:end]
-            if len(rows) == n * 7 and not any(rows[6::7]):
-                for row in _iter_hhhB(rows):
-                    item = _new(ApiVersion)
-                    item.api_key, item.min_version, item.max_version, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + api_keys_n * 7
+            api_keys_rows = buf[pos:end]
+            if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
+                for api_keys_row in _iter_hhhB(api_keys_rows):
+                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
+                    api_keys_item.unknown_tagged_fields = ()
+                    api_keys_append(api_keys_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_ApiVersion_v3_4(buf, pos)
-                    append(item)
-            o.api_keys = items
+                for _i in range(api_keys_n):
+                    api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)
+                    api_keys_append(api_keys_item)
+            o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -675,16 +663,16 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "supported_features[]"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    supported_features_n, pos = _w.read_count(buf, pos, True)
+                    if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
                     else:
-                        items = KeyedList()
-                        append = items.append
-                        for _i in range(n):
-                            item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
-                            append(item)
-                        o.supported_features = items
+                        supported_features_items: list[SupportedFeatureKey] = KeyedList()
+                        supported_features_append = supported_features_items.append
+                        for _i in range(supported_features_n):
+                            supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
+                            supported_features_append(supported_features_item)
+                        o.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -695,16 +683,16 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         raise DecodeError(f"tagged field 1 (finalized_features_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "finalized_features[]"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    finalized_features_n, pos = _w.read_count(buf, pos, True)
+                    if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
                     else:
-                        items = KeyedList()
-                        append = items.append
-                        for _i in range(n):
-                            item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
-                            append(item)
-                        o.finalized_features = items
+                        finalized_features_items: list[FinalizedFeatureKey] = KeyedList()
+                        finalized_features_append = finalized_features_items.append
+                        for _i in range(finalized_features_n):
+                            finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
+                            finalized_features_append(finalized_features_item)
+                        o.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
@@ -728,17 +716,17 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "api_keys[]"
-        items = o.api_keys
-        if items is None:
+        api_keys_items = o.api_keys
+        if api_keys_items is None:
             raise EncodeError("field api_keys is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ApiVersion_v3_4(item, out)
+        elif len(api_keys_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(api_keys_items) + 1)
+            for api_keys_item in api_keys_items:
+                _write_ApiVersion_v3_4(api_keys_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ApiVersion_v3_4(item, out)
+            _w.write_count(out, len(api_keys_items), True)
+            for api_keys_item in api_keys_items:
+                _write_ApiVersion_v3_4(api_keys_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "(tagged fields)"
@@ -746,17 +734,17 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
         if (o.supported_features is None or len(o.supported_features) != 0):
             t = bytearray()
             _f = "supported_features[]"
-            items = o.supported_features
-            if items is None:
+            supported_features_items = o.supported_features
+            if supported_features_items is None:
                 raise EncodeError("field supported_features is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    _write_SupportedFeatureKey_v3_4(item, t)
+            elif len(supported_features_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(supported_features_items) + 1)
+                for supported_features_item in supported_features_items:
+                    _write_SupportedFeatureKey_v3_4(supported_features_item, t)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    _write_SupportedFeatureKey_v3_4(item, t)
+                _w.write_count(t, len(supported_features_items), True)
+                for supported_features_item in supported_features_items:
+                    _write_SupportedFeatureKey_v3_4(supported_features_item, t)
             tagged.append((0, t))
         if o.finalized_features_epoch != -1:
             t = bytearray()
@@ -766,17 +754,17 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
         if (o.finalized_features is None or len(o.finalized_features) != 0):
             t = bytearray()
             _f = "finalized_features[]"
-            items = o.finalized_features
-            if items is None:
+            finalized_features_items = o.finalized_features
+            if finalized_features_items is None:
                 raise EncodeError("field finalized_features is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    _write_FinalizedFeatureKey_v3_4(item, t)
+            elif len(finalized_features_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(finalized_features_items) + 1)
+                for finalized_features_item in finalized_features_items:
+                    _write_FinalizedFeatureKey_v3_4(finalized_features_item, t)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    _write_FinalizedFeatureKey_v3_4(item, t)
+                _w.write_count(t, len(finalized_features_items), True)
+                for finalized_features_item in finalized_features_items:
+                    _write_FinalizedFeatureKey_v3_4(finalized_features_item, t)
             tagged.append((2, t))
         if o.zk_migration_ready:
             t = bytearray()
@@ -793,23 +781,23 @@ def _write_ApiVersionsResponse_v3_4(o: ApiVersionsResponse, out: bytearray) -> N
 
 def _size_ApiVersionsResponse_v3_4(o: ApiVersionsResponse) -> int:
     size = 6
-    items = o.api_keys
-    if items is None:
+    api_keys_items = o.api_keys
+    if api_keys_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ApiVersion_v3_4(item)
+        size += _w.count_size(len(api_keys_items), True)
+        for api_keys_item in api_keys_items:
+            size += _size_ApiVersion_v3_4(api_keys_item)
     count = len(o.unknown_tagged_fields)
     if (o.supported_features is None or len(o.supported_features) != 0):
         s = 0
-        items = o.supported_features
-        if items is None:
+        supported_features_items = o.supported_features
+        if supported_features_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            for item in items:
-                s += _size_SupportedFeatureKey_v3_4(item)
+            s += _w.count_size(len(supported_features_items), True)
+            for supported_features_item in supported_features_items:
+                s += _size_SupportedFeatureKey_v3_4(supported_features_item)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     if o.finalized_features_epoch != -1:
@@ -819,13 +807,13 @@ def _size_ApiVersionsResponse_v3_4(o: ApiVersionsResponse) -> int:
         count += 1
     if (o.finalized_features is None or len(o.finalized_features) != 0):
         s = 0
-        items = o.finalized_features
-        if items is None:
+        finalized_features_items = o.finalized_features
+        if finalized_features_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            for item in items:
-                s += _size_FinalizedFeatureKey_v3_4(item)
+            s += _w.count_size(len(finalized_features_items), True)
+            for finalized_features_item in finalized_features_items:
+                s += _size_FinalizedFeatureKey_v3_4(finalized_features_item)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     if o.zk_migration_ready:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -41,11 +39,11 @@ class BeginTransactionRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BeginTransactionRecord):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -62,7 +60,7 @@ class BeginTransactionRecord(GeneratedStruct):
 # --- BeginTransactionRecord, version 0 ---
 
 def _read_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransactionRecord, int]:
-    o = _new(BeginTransactionRecord)
+    o = BeginTransactionRecord.__new__(BeginTransactionRecord)
     o.name = None
     _f = ""
     _i = 0
@@ -78,11 +76,8 @@ def _read_BeginTransactionRecord_v0(buf: bytes, pos: int) -> tuple[BeginTransact
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "name"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.name = buf[pos + 1:end].decode()
                         pos = end
                     else:

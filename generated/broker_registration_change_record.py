@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -57,15 +55,15 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BrokerRegistrationChangeRecord):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.fenced == other.fenced  # type: ignore[attr-defined]
-            and self.in_controlled_shutdown == other.in_controlled_shutdown  # type: ignore[attr-defined]
-            and self.log_dirs == other.log_dirs  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.broker_epoch == other.broker_epoch
+            and self.fenced == other.fenced
+            and self.in_controlled_shutdown == other.in_controlled_shutdown
+            and self.log_dirs == other.log_dirs
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -86,7 +84,7 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
 # --- BrokerRegistrationChangeRecord, version 0 ---
 
 def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = _new(BrokerRegistrationChangeRecord)
+    o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.in_controlled_shutdown = 0
     o.log_dirs = []
     o.fenced = 0
@@ -161,7 +159,7 @@ def _size_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord) -
 # --- BrokerRegistrationChangeRecord, version 1 ---
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = _new(BrokerRegistrationChangeRecord)
+    o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.log_dirs = []
     o.fenced = 0
     o.in_controlled_shutdown = 0
@@ -250,7 +248,7 @@ def _size_BrokerRegistrationChangeRecord_v1(o: BrokerRegistrationChangeRecord) -
 # --- BrokerRegistrationChangeRecord, version 2 ---
 
 def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
-    o = _new(BrokerRegistrationChangeRecord)
+    o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.fenced = 0
     o.in_controlled_shutdown = 0
     o.log_dirs = []
@@ -283,15 +281,15 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
                         raise DecodeError(f"tagged field 1 (in_controlled_shutdown) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "log_dirs"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
                     else:
-                        items = []
-                        for _i in range(n):
-                            item, pos = _w.read_uuid(buf, pos)
-                            items.append(item)
-                        o.log_dirs = items
+                        log_dirs_items: list[UUID] = []
+                        for _i in range(log_dirs_n):
+                            log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            log_dirs_items.append(log_dirs_item)
+                        o.log_dirs = log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -323,17 +321,17 @@ def _write_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord, 
         if (o.log_dirs is None or len(o.log_dirs) != 0):
             t = bytearray()
             _f = "log_dirs"
-            items = o.log_dirs
-            if items is None:
+            log_dirs_items = o.log_dirs
+            if log_dirs_items is None:
                 raise EncodeError("field log_dirs is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+            elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(log_dirs_items) + 1)
+                for log_dirs_item in log_dirs_items:
+                    t += _w.uuid_bytes(log_dirs_item)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+                _w.write_count(t, len(log_dirs_items), True)
+                for log_dirs_item in log_dirs_items:
+                    t += _w.uuid_bytes(log_dirs_item)
             tagged.append((2, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -358,12 +356,12 @@ def _size_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord) -
         count += 1
     if (o.log_dirs is None or len(o.log_dirs) != 0):
         s = 0
-        items = o.log_dirs
-        if items is None:
+        log_dirs_items = o.log_dirs
+        if log_dirs_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 16 * len(items)
+            s += _w.count_size(len(log_dirs_items), True)
+            s += 16 * len(log_dirs_items)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_Hh = struct.Struct(">Hh").unpack_from
 _pack_Hh = struct.Struct(">Hh").pack
@@ -58,14 +56,14 @@ class Listener(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Listener):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.security_protocol == other.security_protocol  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.host == other.host
+            and self.port == other.port
+            and self.security_protocol == other.security_protocol
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -108,13 +106,13 @@ class Feature(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Feature):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.min_supported_version == other.min_supported_version  # type: ignore[attr-defined]
-            and self.max_supported_version == other.max_supported_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.min_supported_version == other.min_supported_version
+            and self.max_supported_version == other.max_supported_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -180,20 +178,20 @@ class BrokerRegistrationRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BrokerRegistrationRequest):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.cluster_id == other.cluster_id  # type: ignore[attr-defined]
-            and self.incarnation_id == other.incarnation_id  # type: ignore[attr-defined]
-            and self.listeners == other.listeners  # type: ignore[attr-defined]
-            and self.features == other.features  # type: ignore[attr-defined]
-            and self.rack == other.rack  # type: ignore[attr-defined]
-            and self.is_migrating_zk_broker == other.is_migrating_zk_broker  # type: ignore[attr-defined]
-            and self.log_dirs == other.log_dirs  # type: ignore[attr-defined]
-            and self.previous_broker_epoch == other.previous_broker_epoch  # type: ignore[attr-defined]
-            and self.cordoned_log_dirs == other.cordoned_log_dirs  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.cluster_id == other.cluster_id
+            and self.incarnation_id == other.incarnation_id
+            and self.listeners == other.listeners
+            and self.features == other.features
+            and self.rack == other.rack
+            and self.is_migrating_zk_broker == other.is_migrating_zk_broker
+            and self.log_dirs == other.log_dirs
+            and self.previous_broker_epoch == other.previous_broker_epoch
+            and self.cordoned_log_dirs == other.cordoned_log_dirs
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -219,34 +217,24 @@ class BrokerRegistrationRequest(GeneratedStruct):
 # --- Listener, versions 0-5 ---
 
 def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
-    o = _new(Listener)
+    o = Listener.__new__(Listener)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, security_protocol"
         o.port, o.security_protocol = _unpack_Hh(buf, pos)
         pos += 4
@@ -313,22 +301,17 @@ def _size_Listener_v0_5(o: Listener) -> int:
 # --- Feature, versions 0-5 ---
 
 def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
-    o = _new(Feature)
+    o = Feature.__new__(Feature)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_supported_version, max_supported_version"
         o.min_supported_version, o.max_supported_version = _unpack_hh(buf, pos)
         pos += 4
@@ -385,7 +368,7 @@ def _size_Feature_v0_5(o: Feature) -> int:
 # --- BrokerRegistrationRequest, version 0 ---
 
 def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = _new(BrokerRegistrationRequest)
+    o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.is_migrating_zk_broker = False
     o.log_dirs = []
     o.previous_broker_epoch = -1
@@ -397,47 +380,39 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v0_5(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Feature_v0_5(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -480,29 +455,29 @@ def _write_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytea
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "(tagged fields)"
@@ -518,20 +493,20 @@ def _size_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest) -> int:
     size = 4
     size += _w.compact_string_size(o.cluster_id)
     size += 16
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v0_5(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v0_5(listeners_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Feature_v0_5(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_Feature_v0_5(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -543,7 +518,7 @@ def _size_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest) -> int:
 # --- BrokerRegistrationRequest, version 1 ---
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = _new(BrokerRegistrationRequest)
+    o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.log_dirs = []
     o.previous_broker_epoch = -1
     o.cordoned_log_dirs = []
@@ -554,47 +529,39 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v0_5(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Feature_v0_5(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -638,29 +605,29 @@ def _write_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytea
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "is_migrating_zk_broker"
@@ -678,20 +645,20 @@ def _size_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest) -> int:
     size = 5
     size += _w.compact_string_size(o.cluster_id)
     size += 16
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v0_5(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v0_5(listeners_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Feature_v0_5(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_Feature_v0_5(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -703,7 +670,7 @@ def _size_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest) -> int:
 # --- BrokerRegistrationRequest, version 2 ---
 
 def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = _new(BrokerRegistrationRequest)
+    o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.previous_broker_epoch = -1
     o.cordoned_log_dirs = []
     _f = ""
@@ -713,47 +680,39 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v0_5(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Feature_v0_5(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -762,15 +721,15 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_uuid(buf, pos)
-                items.append(item)
-            o.log_dirs = items
+            log_dirs_items: list[UUID] = []
+            for _i in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            o.log_dirs = log_dirs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -807,45 +766,45 @@ def _write_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytea
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "is_migrating_zk_broker"
         out += _pack_o(o.is_migrating_zk_broker)
         _f = "log_dirs"
-        items = o.log_dirs
-        if items is None:
+        log_dirs_items = o.log_dirs
+        if log_dirs_items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                out += _w.uuid_bytes(item)
+        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(log_dirs_items) + 1)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                out += _w.uuid_bytes(item)
+            _w.write_count(out, len(log_dirs_items), True)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -859,27 +818,27 @@ def _size_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest) -> int:
     size = 5
     size += _w.compact_string_size(o.cluster_id)
     size += 16
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v0_5(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v0_5(listeners_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Feature_v0_5(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_Feature_v0_5(features_item)
     size += _w.compact_string_size(o.rack)
-    items = o.log_dirs
-    if items is None:
+    log_dirs_items = o.log_dirs
+    if log_dirs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 16 * len(items)
+        size += _w.count_size(len(log_dirs_items), True)
+        size += 16 * len(log_dirs_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -890,7 +849,7 @@ def _size_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest) -> int:
 # --- BrokerRegistrationRequest, versions 3-4 ---
 
 def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = _new(BrokerRegistrationRequest)
+    o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.cordoned_log_dirs = []
     _f = ""
     _i = 0
@@ -899,47 +858,39 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v0_5(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Feature_v0_5(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -948,15 +899,15 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_uuid(buf, pos)
-                items.append(item)
-            o.log_dirs = items
+            log_dirs_items: list[UUID] = []
+            for _i in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            o.log_dirs = log_dirs_items
         _f = "previous_broker_epoch"
         (o.previous_broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
@@ -996,45 +947,45 @@ def _write_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest, out: byt
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "is_migrating_zk_broker"
         out += _pack_o(o.is_migrating_zk_broker)
         _f = "log_dirs"
-        items = o.log_dirs
-        if items is None:
+        log_dirs_items = o.log_dirs
+        if log_dirs_items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                out += _w.uuid_bytes(item)
+        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(log_dirs_items) + 1)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                out += _w.uuid_bytes(item)
+            _w.write_count(out, len(log_dirs_items), True)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         _f = "previous_broker_epoch"
         out += _pack_q(o.previous_broker_epoch)
         _f = "(tagged fields)"
@@ -1050,27 +1001,27 @@ def _size_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest) -> int:
     size = 13
     size += _w.compact_string_size(o.cluster_id)
     size += 16
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v0_5(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v0_5(listeners_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Feature_v0_5(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_Feature_v0_5(features_item)
     size += _w.compact_string_size(o.rack)
-    items = o.log_dirs
-    if items is None:
+    log_dirs_items = o.log_dirs
+    if log_dirs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 16 * len(items)
+        size += _w.count_size(len(log_dirs_items), True)
+        size += 16 * len(log_dirs_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1081,7 +1032,7 @@ def _size_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest) -> int:
 # --- BrokerRegistrationRequest, version 5 ---
 
 def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    o = _new(BrokerRegistrationRequest)
+    o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.cordoned_log_dirs = []
     _f = ""
     _i = 0
@@ -1090,47 +1041,39 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v0_5(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v0_5(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Feature_v0_5(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_Feature_v0_5(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -1139,15 +1082,15 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_uuid(buf, pos)
-                items.append(item)
-            o.log_dirs = items
+            log_dirs_items: list[UUID] = []
+            for _i in range(log_dirs_n):
+                log_dirs_item, pos = _w.read_uuid(buf, pos)
+                log_dirs_items.append(log_dirs_item)
+            o.log_dirs = log_dirs_items
         _f = "previous_broker_epoch"
         (o.previous_broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
@@ -1162,15 +1105,15 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cordoned_log_dirs"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if cordoned_log_dirs_n < 0:
                         raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
                     else:
-                        items = []
-                        for _i in range(n):
-                            item, pos = _w.read_uuid(buf, pos)
-                            items.append(item)
-                        o.cordoned_log_dirs = items
+                        cordoned_log_dirs_items: list[UUID] = []
+                        for _i in range(cordoned_log_dirs_n):
+                            cordoned_log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            cordoned_log_dirs_items.append(cordoned_log_dirs_item)
+                        o.cordoned_log_dirs = cordoned_log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (cordoned_log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1199,45 +1142,45 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
         _f = "incarnation_id"
         out += _w.uuid_bytes(o.incarnation_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v0_5(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v0_5(listeners_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Feature_v0_5(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_Feature_v0_5(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "is_migrating_zk_broker"
         out += _pack_o(o.is_migrating_zk_broker)
         _f = "log_dirs"
-        items = o.log_dirs
-        if items is None:
+        log_dirs_items = o.log_dirs
+        if log_dirs_items is None:
             raise EncodeError("field log_dirs is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                out += _w.uuid_bytes(item)
+        elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(log_dirs_items) + 1)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                out += _w.uuid_bytes(item)
+            _w.write_count(out, len(log_dirs_items), True)
+            for log_dirs_item in log_dirs_items:
+                out += _w.uuid_bytes(log_dirs_item)
         _f = "previous_broker_epoch"
         out += _pack_q(o.previous_broker_epoch)
         _f = "(tagged fields)"
@@ -1245,17 +1188,17 @@ def _write_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest, out: bytea
         if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
             t = bytearray()
             _f = "cordoned_log_dirs"
-            items = o.cordoned_log_dirs
-            if items is None:
+            cordoned_log_dirs_items = o.cordoned_log_dirs
+            if cordoned_log_dirs_items is None:
                 raise EncodeError("field cordoned_log_dirs is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+            elif len(cordoned_log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(cordoned_log_dirs_items) + 1)
+                for cordoned_log_dirs_item in cordoned_log_dirs_items:
+                    t += _w.uuid_bytes(cordoned_log_dirs_item)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+                _w.write_count(t, len(cordoned_log_dirs_items), True)
+                for cordoned_log_dirs_item in cordoned_log_dirs_items:
+                    t += _w.uuid_bytes(cordoned_log_dirs_item)
             tagged.append((0, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -1269,36 +1212,36 @@ def _size_BrokerRegistrationRequest_v5(o: BrokerRegistrationRequest) -> int:
     size = 13
     size += _w.compact_string_size(o.cluster_id)
     size += 16
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v0_5(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v0_5(listeners_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Feature_v0_5(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_Feature_v0_5(features_item)
     size += _w.compact_string_size(o.rack)
-    items = o.log_dirs
-    if items is None:
+    log_dirs_items = o.log_dirs
+    if log_dirs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 16 * len(items)
+        size += _w.count_size(len(log_dirs_items), True)
+        size += 16 * len(log_dirs_items)
     count = len(o.unknown_tagged_fields)
     if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
         s = 0
-        items = o.cordoned_log_dirs
-        if items is None:
+        cordoned_log_dirs_items = o.cordoned_log_dirs
+        if cordoned_log_dirs_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 16 * len(items)
+            s += _w.count_size(len(cordoned_log_dirs_items), True)
+            s += 16 * len(cordoned_log_dirs_items)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

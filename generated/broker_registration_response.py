@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ihq = struct.Struct(">ihq").unpack_from
 _pack_ihq = struct.Struct(">ihq").pack
@@ -49,13 +47,13 @@ class BrokerRegistrationResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BrokerRegistrationResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.broker_epoch == other.broker_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -74,7 +72,7 @@ class BrokerRegistrationResponse(GeneratedStruct):
 # --- BrokerRegistrationResponse, versions 0-5 ---
 
 def _read_BrokerRegistrationResponse_v0_5(buf: bytes, pos: int) -> tuple[BrokerRegistrationResponse, int]:
-    o = _new(BrokerRegistrationResponse)
+    o = BrokerRegistrationResponse.__new__(BrokerRegistrationResponse)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -41,11 +39,11 @@ class ClearElrRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ClearElrRecord):
             return NotImplemented
         return (
-            self.topic_name == other.topic_name  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic_name == other.topic_name
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -62,22 +60,17 @@ class ClearElrRecord(GeneratedStruct):
 # --- ClearElrRecord, version 0 ---
 
 def _read_ClearElrRecord_v0(buf: bytes, pos: int) -> tuple[ClearElrRecord, int]:
-    o = _new(ClearElrRecord)
+    o = ClearElrRecord.__new__(ClearElrRecord)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

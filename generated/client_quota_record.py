@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_do = struct.Struct(">d?").unpack_from
 _pack_do = struct.Struct(">d?").pack
@@ -43,12 +41,12 @@ class EntityData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, EntityData):
             return NotImplemented
         return (
-            self.entity_type == other.entity_type  # type: ignore[attr-defined]
-            and self.entity_name == other.entity_name  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.entity_type == other.entity_type
+            and self.entity_name == other.entity_name
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -95,14 +93,14 @@ class ClientQuotaRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ClientQuotaRecord):
             return NotImplemented
         return (
-            self.entity == other.entity  # type: ignore[attr-defined]
-            and self.key == other.key  # type: ignore[attr-defined]
-            and self.value == other.value  # type: ignore[attr-defined]
-            and self.remove == other.remove  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.entity == other.entity
+            and self.key == other.key
+            and self.value == other.value
+            and self.remove == other.remove
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -122,28 +120,20 @@ class ClientQuotaRecord(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    o = _new(EntityData)
+    o = EntityData.__new__(EntityData)
     _f = ""
     _i = 0
     try:
         _f = "entity_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.entity_type = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.entity_type, pos = _w.read_compact_string(buf, pos)
-            if o.entity_type is None:
-                raise DecodeError("non-nullable field entity_type was null", offset=pos)
+            o.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "entity_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.entity_name = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -202,33 +192,28 @@ def _size_EntityData_v0(o: EntityData) -> int:
 # --- ClientQuotaRecord, version 0 ---
 
 def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord, int]:
-    o = _new(ClientQuotaRecord)
+    o = ClientQuotaRecord.__new__(ClientQuotaRecord)
     _f = ""
     _i = 0
     try:
         _f = "entity[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        entity_n, pos = _w.read_count(buf, pos, True)
+        if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_EntityData_v0(buf, pos)
-                append(item)
-            o.entity = items
+            entity_items: list[EntityData] = []
+            entity_append = entity_items.append
+            for _i in range(entity_n):
+                entity_item, pos = _read_EntityData_v0(buf, pos)
+                entity_append(entity_item)
+            o.entity = entity_items
         _f = "key"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.key = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.key, pos = _w.read_compact_string(buf, pos)
-            if o.key is None:
-                raise DecodeError("non-nullable field key was null", offset=pos)
+            o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value, remove"
         o.value, o.remove = _unpack_do(buf, pos)
         pos += 9
@@ -253,17 +238,17 @@ def _write_ClientQuotaRecord_v0(o: ClientQuotaRecord, out: bytearray) -> None:
     _f = ""
     try:
         _f = "entity[]"
-        items = o.entity
-        if items is None:
+        entity_items = o.entity
+        if entity_items is None:
             raise EncodeError("field entity is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_EntityData_v0(item, out)
+        elif len(entity_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(entity_items) + 1)
+            for entity_item in entity_items:
+                _write_EntityData_v0(entity_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_EntityData_v0(item, out)
+            _w.write_count(out, len(entity_items), True)
+            for entity_item in entity_items:
+                _write_EntityData_v0(entity_item, out)
         _f = "key"
         if o.key is None:
             raise EncodeError("field key is null but not nullable at this version")
@@ -286,13 +271,13 @@ def _write_ClientQuotaRecord_v0(o: ClientQuotaRecord, out: bytearray) -> None:
 
 def _size_ClientQuotaRecord_v0(o: ClientQuotaRecord) -> int:
     size = 9
-    items = o.entity
-    if items is None:
+    entity_items = o.entity
+    if entity_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_EntityData_v0(item)
+        size += _w.count_size(len(entity_items), True)
+        for entity_item in entity_items:
+            size += _size_EntityData_v0(entity_item)
     size += _w.compact_string_size(o.key)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
@@ -52,14 +50,14 @@ class ConfigRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ConfigRecord):
             return NotImplemented
         return (
-            self.resource_type == other.resource_type  # type: ignore[attr-defined]
-            and self.resource_name == other.resource_name  # type: ignore[attr-defined]
-            and self.name == other.name  # type: ignore[attr-defined]
-            and self.value == other.value  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.resource_type == other.resource_type
+            and self.resource_name == other.resource_name
+            and self.name == other.name
+            and self.value == other.value
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -79,7 +77,7 @@ class ConfigRecord(GeneratedStruct):
 # --- ConfigRecord, version 0 ---
 
 def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
-    o = _new(ConfigRecord)
+    o = ConfigRecord.__new__(ConfigRecord)
     _f = ""
     _i = 0
     try:
@@ -87,35 +85,22 @@ def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
         (o.resource_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "resource_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.resource_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.resource_name, pos = _w.read_compact_string(buf, pos)
-            if o.resource_name is None:
-                raise DecodeError("non-nullable field resource_name was null", offset=pos)
+            o.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.value = buf[pos + 1:end].decode()
             pos = end
         else:

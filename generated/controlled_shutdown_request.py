@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -48,12 +46,12 @@ class ControlledShutdownRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ControlledShutdownRequest):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.broker_epoch == other.broker_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -71,7 +69,7 @@ class ControlledShutdownRequest(GeneratedStruct):
 # --- ControlledShutdownRequest, versions 0-1 ---
 
 def _read_ControlledShutdownRequest_v0_1(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    o = _new(ControlledShutdownRequest)
+    o = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
     o.broker_epoch = -1
     _f = ""
     _i = 0
@@ -104,7 +102,7 @@ def _size_ControlledShutdownRequest_v0_1(o: ControlledShutdownRequest) -> int:
 # --- ControlledShutdownRequest, version 2 ---
 
 def _read_ControlledShutdownRequest_v2(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    o = _new(ControlledShutdownRequest)
+    o = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
     _f = ""
     _i = 0
     try:
@@ -136,7 +134,7 @@ def _size_ControlledShutdownRequest_v2(o: ControlledShutdownRequest) -> int:
 # --- ControlledShutdownRequest, version 3 ---
 
 def _read_ControlledShutdownRequest_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownRequest, int]:
-    o = _new(ControlledShutdownRequest)
+    o = ControlledShutdownRequest.__new__(ControlledShutdownRequest)
     _f = ""
     _i = 0
     try:

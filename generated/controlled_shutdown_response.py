@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -45,12 +43,12 @@ class RemainingPartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RemainingPartition):
             return NotImplemented
         return (
-            self.topic_name == other.topic_name  # type: ignore[attr-defined]
-            and self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic_name == other.topic_name
+            and self.partition_index == other.partition_index
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -91,12 +89,12 @@ class ControlledShutdownResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ControlledShutdownResponse):
             return NotImplemented
         return (
-            self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.remaining_partitions == other.remaining_partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.error_code == other.error_code
+            and self.remaining_partitions == other.remaining_partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -114,14 +112,12 @@ class ControlledShutdownResponse(GeneratedStruct):
 # --- RemainingPartition, versions 0-2 ---
 
 def _read_RemainingPartition_v0_2(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    o = _new(RemainingPartition)
+    o = RemainingPartition.__new__(RemainingPartition)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        o.topic_name, pos = _w.read_string(buf, pos)
-        if o.topic_name is None:
-            raise DecodeError("non-nullable field topic_name was null", offset=pos)
+        o.topic_name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_index"
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4
@@ -155,22 +151,17 @@ def _size_RemainingPartition_v0_2(o: RemainingPartition) -> int:
 # --- RemainingPartition, version 3 ---
 
 def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    o = _new(RemainingPartition)
+    o = RemainingPartition.__new__(RemainingPartition)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_index"
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4
@@ -227,7 +218,7 @@ def _size_RemainingPartition_v3(o: RemainingPartition) -> int:
 # --- ControlledShutdownResponse, versions 0-2 ---
 
 def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    o = _new(ControlledShutdownResponse)
+    o = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
     _f = ""
     _i = 0
     try:
@@ -235,16 +226,16 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "remaining_partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        remaining_partitions_n, pos = _w.read_count(buf, pos, False)
+        if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_RemainingPartition_v0_2(buf, pos)
-                append(item)
-            o.remaining_partitions = items
+            remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_append = remaining_partitions_items.append
+            for _i in range(remaining_partitions_n):
+                remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
+                remaining_partitions_append(remaining_partitions_item)
+            o.remaining_partitions = remaining_partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -259,33 +250,33 @@ def _write_ControlledShutdownResponse_v0_2(o: ControlledShutdownResponse, out: b
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "remaining_partitions[]"
-        items = o.remaining_partitions
-        if items is None:
+        remaining_partitions_items = o.remaining_partitions
+        if remaining_partitions_items is None:
             raise EncodeError("field remaining_partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_RemainingPartition_v0_2(item, out)
+            _w.write_count(out, len(remaining_partitions_items), False)
+            for remaining_partitions_item in remaining_partitions_items:
+                _write_RemainingPartition_v0_2(remaining_partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ControlledShutdownResponse_v0_2(o: ControlledShutdownResponse) -> int:
     size = 2
-    items = o.remaining_partitions
-    if items is None:
+    remaining_partitions_items = o.remaining_partitions
+    if remaining_partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_RemainingPartition_v0_2(item)
+        size += _w.count_size(len(remaining_partitions_items), False)
+        for remaining_partitions_item in remaining_partitions_items:
+            size += _size_RemainingPartition_v0_2(remaining_partitions_item)
     return size
 
 
 # --- ControlledShutdownResponse, version 3 ---
 
 def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    o = _new(ControlledShutdownResponse)
+    o = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
     _f = ""
     _i = 0
     try:
@@ -293,16 +284,16 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "remaining_partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        remaining_partitions_n, pos = _w.read_count(buf, pos, True)
+        if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_RemainingPartition_v3(buf, pos)
-                append(item)
-            o.remaining_partitions = items
+            remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_append = remaining_partitions_items.append
+            for _i in range(remaining_partitions_n):
+                remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
+                remaining_partitions_append(remaining_partitions_item)
+            o.remaining_partitions = remaining_partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -326,17 +317,17 @@ def _write_ControlledShutdownResponse_v3(o: ControlledShutdownResponse, out: byt
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "remaining_partitions[]"
-        items = o.remaining_partitions
-        if items is None:
+        remaining_partitions_items = o.remaining_partitions
+        if remaining_partitions_items is None:
             raise EncodeError("field remaining_partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_RemainingPartition_v3(item, out)
+        elif len(remaining_partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(remaining_partitions_items) + 1)
+            for remaining_partitions_item in remaining_partitions_items:
+                _write_RemainingPartition_v3(remaining_partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_RemainingPartition_v3(item, out)
+            _w.write_count(out, len(remaining_partitions_items), True)
+            for remaining_partitions_item in remaining_partitions_items:
+                _write_RemainingPartition_v3(remaining_partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -348,13 +339,13 @@ def _write_ControlledShutdownResponse_v3(o: ControlledShutdownResponse, out: byt
 
 def _size_ControlledShutdownResponse_v3(o: ControlledShutdownResponse) -> int:
     size = 2
-    items = o.remaining_partitions
-    if items is None:
+    remaining_partitions_items = o.remaining_partitions
+    if remaining_partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_RemainingPartition_v3(item)
+        size += _w.count_size(len(remaining_partitions_items), True)
+        for remaining_partitions_item in remaining_partitions_items:
+            size += _size_RemainingPartition_v3(remaining_partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

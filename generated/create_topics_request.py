@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -49,12 +47,12 @@ class CreatableReplicaAssignment(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreatableReplicaAssignment):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.broker_ids == other.broker_ids  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.broker_ids == other.broker_ids
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -92,12 +90,12 @@ class CreatableTopicConfig(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreatableTopicConfig):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.value == other.value  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.value == other.value
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -144,15 +142,15 @@ class CreatableTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreatableTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.num_partitions == other.num_partitions  # type: ignore[attr-defined]
-            and self.replication_factor == other.replication_factor  # type: ignore[attr-defined]
-            and self.assignments == other.assignments  # type: ignore[attr-defined]
-            and self.configs == other.configs  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.num_partitions == other.num_partitions
+            and self.replication_factor == other.replication_factor
+            and self.assignments == other.assignments
+            and self.configs == other.configs
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -199,13 +197,13 @@ class CreateTopicsRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreateTopicsRequest):
             return NotImplemented
         return (
-            self.topics == other.topics  # type: ignore[attr-defined]
-            and self.timeout_ms == other.timeout_ms  # type: ignore[attr-defined]
-            and self.validate_only == other.validate_only  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topics == other.topics
+            and self.timeout_ms == other.timeout_ms
+            and self.validate_only == other.validate_only
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -224,7 +222,7 @@ class CreateTopicsRequest(GeneratedStruct):
 # --- CreatableReplicaAssignment, versions 2-4 ---
 
 def _read_CreatableReplicaAssignment_v2_4(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    o = _new(CreatableReplicaAssignment)
+    o = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
     _f = ""
     _i = 0
     try:
@@ -232,11 +230,11 @@ def _read_CreatableReplicaAssignment_v2_4(buf: bytes, pos: int) -> tuple[Creatab
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "broker_ids"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        broker_ids_n, pos = _w.read_count(buf, pos, False)
+        if broker_ids_n < 0:
             raise DecodeError("non-nullable field broker_ids was null", offset=pos)
         else:
-            o.broker_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -251,31 +249,31 @@ def _write_CreatableReplicaAssignment_v2_4(o: CreatableReplicaAssignment, out: b
         _f = "partition_index"
         out += _pack_i(o.partition_index)
         _f = "broker_ids"
-        items = o.broker_ids
-        if items is None:
+        broker_ids_items = o.broker_ids
+        if broker_ids_items is None:
             raise EncodeError("field broker_ids is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(broker_ids_items), False)
+            _w.write_fixed_array(out, broker_ids_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_CreatableReplicaAssignment_v2_4(o: CreatableReplicaAssignment) -> int:
     size = 4
-    items = o.broker_ids
-    if items is None:
+    broker_ids_items = o.broker_ids
+    if broker_ids_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(broker_ids_items), False)
+        size += 4 * len(broker_ids_items)
     return size
 
 
 # --- CreatableReplicaAssignment, versions 5-7 ---
 
 def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    o = _new(CreatableReplicaAssignment)
+    o = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
     _f = ""
     _i = 0
     try:
@@ -283,19 +281,17 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         (o.partition_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "broker_ids"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.broker_ids = list(_unpack_array_i[n](buf, pos + 1))
+        broker_ids_n = buf[pos] - 1
+        end = pos + 1 + broker_ids_n * 4
+        if 0 <= broker_ids_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.broker_ids = list(_unpack_array_i[broker_ids_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            broker_ids_n, pos = _w.read_count(buf, pos, True)
+            if broker_ids_n < 0:
                 raise DecodeError("non-nullable field broker_ids was null", offset=pos)
             else:
-                o.broker_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -319,15 +315,15 @@ def _write_CreatableReplicaAssignment_v5_7(o: CreatableReplicaAssignment, out: b
         _f = "partition_index"
         out += _pack_i(o.partition_index)
         _f = "broker_ids"
-        items = o.broker_ids
-        if items is None:
+        broker_ids_items = o.broker_ids
+        if broker_ids_items is None:
             raise EncodeError("field broker_ids is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(broker_ids_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(broker_ids_items) + 1)
+            out += _pack_array_i[len(broker_ids_items)](*broker_ids_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(broker_ids_items), True)
+            _w.write_fixed_array(out, broker_ids_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -339,12 +335,12 @@ def _write_CreatableReplicaAssignment_v5_7(o: CreatableReplicaAssignment, out: b
 
 def _size_CreatableReplicaAssignment_v5_7(o: CreatableReplicaAssignment) -> int:
     size = 4
-    items = o.broker_ids
-    if items is None:
+    broker_ids_items = o.broker_ids
+    if broker_ids_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(broker_ids_items), True)
+        size += 4 * len(broker_ids_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -355,14 +351,12 @@ def _size_CreatableReplicaAssignment_v5_7(o: CreatableReplicaAssignment) -> int:
 # --- CreatableTopicConfig, versions 2-4 ---
 
 def _read_CreatableTopicConfig_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    o = _new(CreatableTopicConfig)
+    o = CreatableTopicConfig.__new__(CreatableTopicConfig)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "value"
         o.value, pos = _w.read_string(buf, pos)
         o.unknown_tagged_fields = ()
@@ -396,28 +390,20 @@ def _size_CreatableTopicConfig_v2_4(o: CreatableTopicConfig) -> int:
 # --- CreatableTopicConfig, versions 5-7 ---
 
 def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    o = _new(CreatableTopicConfig)
+    o = CreatableTopicConfig.__new__(CreatableTopicConfig)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.value = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -476,39 +462,37 @@ def _size_CreatableTopicConfig_v5_7(o: CreatableTopicConfig) -> int:
 # --- CreatableTopic, versions 2-4 ---
 
 def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    o = _new(CreatableTopic)
+    o = CreatableTopic.__new__(CreatableTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "num_partitions, replication_factor"
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, False)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         _f = "configs[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        configs_n, pos = _w.read_count(buf, pos, False)
+        if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
-                append(item)
-            o.configs = items
+            configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_append = configs_items.append
+            for _i in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
+                configs_append(configs_item)
+            o.configs = configs_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -527,21 +511,21 @@ def _write_CreatableTopic_v2_4(o: CreatableTopic, out: bytearray) -> None:
         _f = "num_partitions, replication_factor"
         out += _pack_ih(o.num_partitions, o.replication_factor)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_CreatableReplicaAssignment_v2_4(item, out)
+            _w.write_count(out, len(assignments_items), False)
+            for assignments_item in assignments_items:
+                _write_CreatableReplicaAssignment_v2_4(assignments_item, out)
         _f = "configs[]"
-        items = o.configs
-        if items is None:
+        configs_items = o.configs
+        if configs_items is None:
             raise EncodeError("field configs is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_CreatableTopicConfig_v2_4(item, out)
+            _w.write_count(out, len(configs_items), False)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfig_v2_4(configs_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -549,67 +533,62 @@ def _write_CreatableTopic_v2_4(o: CreatableTopic, out: bytearray) -> None:
 def _size_CreatableTopic_v2_4(o: CreatableTopic) -> int:
     size = 6
     size += _w.string_size(o.name)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_CreatableReplicaAssignment_v2_4(item)
-    items = o.configs
-    if items is None:
+        size += _w.count_size(len(assignments_items), False)
+        for assignments_item in assignments_items:
+            size += _size_CreatableReplicaAssignment_v2_4(assignments_item)
+    configs_items = o.configs
+    if configs_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_CreatableTopicConfig_v2_4(item)
+        size += _w.count_size(len(configs_items), False)
+        for configs_item in configs_items:
+            size += _size_CreatableTopicConfig_v2_4(configs_item)
     return size
 
 
 # --- CreatableTopic, versions 5-7 ---
 
 def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    o = _new(CreatableTopic)
+    o = CreatableTopic.__new__(CreatableTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "num_partitions, replication_factor"
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         _f = "configs[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
-                append(item)
-            o.configs = items
+            configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_append = configs_items.append
+            for _i in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
+                configs_append(configs_item)
+            o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -642,29 +621,29 @@ def _write_CreatableTopic_v5_7(o: CreatableTopic, out: bytearray) -> None:
         _f = "num_partitions, replication_factor"
         out += _pack_ih(o.num_partitions, o.replication_factor)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableReplicaAssignment_v5_7(item, out)
+        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(assignments_items) + 1)
+            for assignments_item in assignments_items:
+                _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableReplicaAssignment_v5_7(item, out)
+            _w.write_count(out, len(assignments_items), True)
+            for assignments_item in assignments_items:
+                _write_CreatableReplicaAssignment_v5_7(assignments_item, out)
         _f = "configs[]"
-        items = o.configs
-        if items is None:
+        configs_items = o.configs
+        if configs_items is None:
             raise EncodeError("field configs is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopicConfig_v5_7(item, out)
+        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(configs_items) + 1)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfig_v5_7(configs_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopicConfig_v5_7(item, out)
+            _w.write_count(out, len(configs_items), True)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfig_v5_7(configs_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -677,20 +656,20 @@ def _write_CreatableTopic_v5_7(o: CreatableTopic, out: bytearray) -> None:
 def _size_CreatableTopic_v5_7(o: CreatableTopic) -> int:
     size = 6
     size += _w.compact_string_size(o.name)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableReplicaAssignment_v5_7(item)
-    items = o.configs
-    if items is None:
+        size += _w.count_size(len(assignments_items), True)
+        for assignments_item in assignments_items:
+            size += _size_CreatableReplicaAssignment_v5_7(assignments_item)
+    configs_items = o.configs
+    if configs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopicConfig_v5_7(item)
+        size += _w.count_size(len(configs_items), True)
+        for configs_item in configs_items:
+            size += _size_CreatableTopicConfig_v5_7(configs_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -701,21 +680,21 @@ def _size_CreatableTopic_v5_7(o: CreatableTopic) -> int:
 # --- CreateTopicsRequest, versions 2-4 ---
 
 def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    o = _new(CreateTopicsRequest)
+    o = CreateTopicsRequest.__new__(CreateTopicsRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopic_v2_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[CreatableTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
         pos += 5
@@ -731,13 +710,13 @@ def _write_CreateTopicsRequest_v2_4(o: CreateTopicsRequest, out: bytearray) -> N
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_CreatableTopic_v2_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_CreatableTopic_v2_4(topics_item, out)
         _f = "timeout_ms, validate_only"
         out += _pack_io(o.timeout_ms, o.validate_only)
     except _w.ENCODE_FAILURES as e:
@@ -746,34 +725,34 @@ def _write_CreateTopicsRequest_v2_4(o: CreateTopicsRequest, out: bytearray) -> N
 
 def _size_CreateTopicsRequest_v2_4(o: CreateTopicsRequest) -> int:
     size = 5
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_CreatableTopic_v2_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_CreatableTopic_v2_4(topics_item)
     return size
 
 
 # --- CreateTopicsRequest, versions 5-7 ---
 
 def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    o = _new(CreateTopicsRequest)
+    o = CreateTopicsRequest.__new__(CreateTopicsRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopic_v5_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[CreatableTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
         pos += 5
@@ -798,17 +777,17 @@ def _write_CreateTopicsRequest_v5_7(o: CreateTopicsRequest, out: bytearray) -> N
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopic_v5_7(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_CreatableTopic_v5_7(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopic_v5_7(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_CreatableTopic_v5_7(topics_item, out)
         _f = "timeout_ms, validate_only"
         out += _pack_io(o.timeout_ms, o.validate_only)
         _f = "(tagged fields)"
@@ -822,13 +801,13 @@ def _write_CreateTopicsRequest_v5_7(o: CreateTopicsRequest, out: bytearray) -> N
 
 def _size_CreateTopicsRequest_v5_7(o: CreateTopicsRequest) -> int:
     size = 5
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopic_v5_7(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_CreatableTopic_v5_7(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

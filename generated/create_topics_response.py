@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_obo = struct.Struct(">?b?").unpack_from
 _pack_obo = struct.Struct(">?b?").pack
@@ -59,15 +57,15 @@ class CreatableTopicConfigs(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreatableTopicConfigs):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.value == other.value  # type: ignore[attr-defined]
-            and self.read_only == other.read_only  # type: ignore[attr-defined]
-            and self.config_source == other.config_source  # type: ignore[attr-defined]
-            and self.is_sensitive == other.is_sensitive  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.value == other.value
+            and self.read_only == other.read_only
+            and self.config_source == other.config_source
+            and self.is_sensitive == other.is_sensitive
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -126,18 +124,18 @@ class CreatableTopicResult(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreatableTopicResult):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.topic_config_error_code == other.topic_config_error_code  # type: ignore[attr-defined]
-            and self.num_partitions == other.num_partitions  # type: ignore[attr-defined]
-            and self.replication_factor == other.replication_factor  # type: ignore[attr-defined]
-            and self.configs == other.configs  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.topic_config_error_code == other.topic_config_error_code
+            and self.num_partitions == other.num_partitions
+            and self.replication_factor == other.replication_factor
+            and self.configs == other.configs
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -184,12 +182,12 @@ class CreateTopicsResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, CreateTopicsResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -207,28 +205,20 @@ class CreateTopicsResponse(GeneratedStruct):
 # --- CreatableTopicConfigs, versions 5-7 ---
 
 def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfigs, int]:
-    o = _new(CreatableTopicConfigs)
+    o = CreatableTopicConfigs.__new__(CreatableTopicConfigs)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.value = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -292,7 +282,7 @@ def _size_CreatableTopicConfigs_v5_7(o: CreatableTopicConfigs) -> int:
 # --- CreatableTopicResult, versions 2-4 ---
 
 def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    o = _new(CreatableTopicResult)
+    o = CreatableTopicResult.__new__(CreatableTopicResult)
     o.topic_id = _UUID_0
     o.topic_config_error_code = 0
     o.num_partitions = -1
@@ -302,9 +292,7 @@ def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopi
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -343,33 +331,25 @@ def _size_CreatableTopicResult_v2_4(o: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, versions 5-6 ---
 
 def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    o = _new(CreatableTopicResult)
+    o = CreatableTopicResult.__new__(CreatableTopicResult)
     o.topic_id = _UUID_0
     o.topic_config_error_code = 0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -378,16 +358,16 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "configs[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
             o.configs = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                append(item)
-            o.configs = items
+            configs_items: list[CreatableTopicConfigs] = []
+            configs_append = configs_items.append
+            for _i in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+                configs_append(configs_item)
+            o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -431,17 +411,17 @@ def _write_CreatableTopicResult_v5_6(o: CreatableTopicResult, out: bytearray) ->
         _f = "num_partitions, replication_factor"
         out += _pack_ih(o.num_partitions, o.replication_factor)
         _f = "configs[]"
-        items = o.configs
-        if items is None:
+        configs_items = o.configs
+        if configs_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopicConfigs_v5_7(item, out)
+        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(configs_items) + 1)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopicConfigs_v5_7(item, out)
+            _w.write_count(out, len(configs_items), True)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.topic_config_error_code != 0:
@@ -461,13 +441,13 @@ def _size_CreatableTopicResult_v5_6(o: CreatableTopicResult) -> int:
     size = 8
     size += _w.compact_string_size(o.name)
     size += _w.compact_string_size(o.error_message)
-    items = o.configs
-    if items is None:
+    configs_items = o.configs
+    if configs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopicConfigs_v5_7(item)
+        size += _w.count_size(len(configs_items), True)
+        for configs_item in configs_items:
+            size += _size_CreatableTopicConfigs_v5_7(configs_item)
     count = len(o.unknown_tagged_fields)
     if o.topic_config_error_code != 0:
         s = 0
@@ -483,34 +463,26 @@ def _size_CreatableTopicResult_v5_6(o: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, version 7 ---
 
 def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    o = _new(CreatableTopicResult)
+    o = CreatableTopicResult.__new__(CreatableTopicResult)
     o.topic_config_error_code = 0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -519,16 +491,16 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "configs[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        configs_n, pos = _w.read_count(buf, pos, True)
+        if configs_n < 0:
             o.configs = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                append(item)
-            o.configs = items
+            configs_items: list[CreatableTopicConfigs] = []
+            configs_append = configs_items.append
+            for _i in range(configs_n):
+                configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
+                configs_append(configs_item)
+            o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -574,17 +546,17 @@ def _write_CreatableTopicResult_v7(o: CreatableTopicResult, out: bytearray) -> N
         _f = "num_partitions, replication_factor"
         out += _pack_ih(o.num_partitions, o.replication_factor)
         _f = "configs[]"
-        items = o.configs
-        if items is None:
+        configs_items = o.configs
+        if configs_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopicConfigs_v5_7(item, out)
+        elif len(configs_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(configs_items) + 1)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopicConfigs_v5_7(item, out)
+            _w.write_count(out, len(configs_items), True)
+            for configs_item in configs_items:
+                _write_CreatableTopicConfigs_v5_7(configs_item, out)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.topic_config_error_code != 0:
@@ -605,13 +577,13 @@ def _size_CreatableTopicResult_v7(o: CreatableTopicResult) -> int:
     size += _w.compact_string_size(o.name)
     size += 16
     size += _w.compact_string_size(o.error_message)
-    items = o.configs
-    if items is None:
+    configs_items = o.configs
+    if configs_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopicConfigs_v5_7(item)
+        size += _w.count_size(len(configs_items), True)
+        for configs_item in configs_items:
+            size += _size_CreatableTopicConfigs_v5_7(configs_item)
     count = len(o.unknown_tagged_fields)
     if o.topic_config_error_code != 0:
         s = 0
@@ -627,7 +599,7 @@ def _size_CreatableTopicResult_v7(o: CreatableTopicResult) -> int:
 # --- CreateTopicsResponse, versions 2-4 ---
 
 def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    o = _new(CreateTopicsResponse)
+    o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
     try:
@@ -635,16 +607,16 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -659,33 +631,33 @@ def _write_CreateTopicsResponse_v2_4(o: CreateTopicsResponse, out: bytearray) ->
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_CreatableTopicResult_v2_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_CreatableTopicResult_v2_4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_CreateTopicsResponse_v2_4(o: CreateTopicsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_CreatableTopicResult_v2_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_CreatableTopicResult_v2_4(topics_item)
     return size
 
 
 # --- CreateTopicsResponse, versions 5-6 ---
 
 def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    o = _new(CreateTopicsResponse)
+    o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
     try:
@@ -693,16 +665,16 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -726,17 +698,17 @@ def _write_CreateTopicsResponse_v5_6(o: CreateTopicsResponse, out: bytearray) ->
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopicResult_v5_6(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_CreatableTopicResult_v5_6(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopicResult_v5_6(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_CreatableTopicResult_v5_6(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -748,13 +720,13 @@ def _write_CreateTopicsResponse_v5_6(o: CreateTopicsResponse, out: bytearray) ->
 
 def _size_CreateTopicsResponse_v5_6(o: CreateTopicsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopicResult_v5_6(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_CreatableTopicResult_v5_6(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -765,7 +737,7 @@ def _size_CreateTopicsResponse_v5_6(o: CreateTopicsResponse) -> int:
 # --- CreateTopicsResponse, version 7 ---
 
 def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    o = _new(CreateTopicsResponse)
+    o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
     try:
@@ -773,16 +745,16 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_CreatableTopicResult_v7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -806,17 +778,17 @@ def _write_CreateTopicsResponse_v7(o: CreateTopicsResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_CreatableTopicResult_v7(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_CreatableTopicResult_v7(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_CreatableTopicResult_v7(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_CreatableTopicResult_v7(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -828,13 +800,13 @@ def _write_CreateTopicsResponse_v7(o: CreateTopicsResponse, out: bytearray) -> N
 
 def _size_CreateTopicsResponse_v7(o: CreateTopicsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_CreatableTopicResult_v7(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_CreatableTopicResult_v7(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

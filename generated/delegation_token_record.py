@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_qqq = struct.Struct(">qqq").unpack_from
 _pack_qqq = struct.Struct(">qqq").pack
@@ -61,17 +59,17 @@ class DelegationTokenRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, DelegationTokenRecord):
             return NotImplemented
         return (
-            self.owner == other.owner  # type: ignore[attr-defined]
-            and self.requester == other.requester  # type: ignore[attr-defined]
-            and self.renewers == other.renewers  # type: ignore[attr-defined]
-            and self.issue_timestamp == other.issue_timestamp  # type: ignore[attr-defined]
-            and self.max_timestamp == other.max_timestamp  # type: ignore[attr-defined]
-            and self.expiration_timestamp == other.expiration_timestamp  # type: ignore[attr-defined]
-            and self.token_id == other.token_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.owner == other.owner
+            and self.requester == other.requester
+            and self.renewers == other.renewers
+            and self.issue_timestamp == other.issue_timestamp
+            and self.max_timestamp == other.max_timestamp
+            and self.expiration_timestamp == other.expiration_timestamp
+            and self.token_id == other.token_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -94,61 +92,44 @@ class DelegationTokenRecord(GeneratedStruct):
 # --- DelegationTokenRecord, version 0 ---
 
 def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationTokenRecord, int]:
-    o = _new(DelegationTokenRecord)
+    o = DelegationTokenRecord.__new__(DelegationTokenRecord)
     _f = ""
     _i = 0
     try:
         _f = "owner"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.owner = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.owner, pos = _w.read_compact_string(buf, pos)
-            if o.owner is None:
-                raise DecodeError("non-nullable field owner was null", offset=pos)
+            o.owner, pos = _w.read_compact_string_nn(buf, pos)
         _f = "requester"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.requester = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.requester, pos = _w.read_compact_string(buf, pos)
-            if o.requester is None:
-                raise DecodeError("non-nullable field requester was null", offset=pos)
+            o.requester, pos = _w.read_compact_string_nn(buf, pos)
         _f = "renewers"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        renewers_n, pos = _w.read_count(buf, pos, True)
+        if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_compact_string(buf, pos)
-                if item is None:
-                    raise DecodeError("null element in array renewers", offset=pos)
-                items.append(item)
-            o.renewers = items
+            renewers_items: list[str] = []
+            for _i in range(renewers_n):
+                renewers_item, pos = _w.read_compact_string_nn(buf, pos)
+                renewers_items.append(renewers_item)
+            o.renewers = renewers_items
         _f = "issue_timestamp, max_timestamp, expiration_timestamp"
         o.issue_timestamp, o.max_timestamp, o.expiration_timestamp = _unpack_qqq(buf, pos)
         pos += 24
         _f = "token_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.token_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.token_id, pos = _w.read_compact_string(buf, pos)
-            if o.token_id is None:
-                raise DecodeError("non-nullable field token_id was null", offset=pos)
+            o.token_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -188,21 +169,21 @@ def _write_DelegationTokenRecord_v0(o: DelegationTokenRecord, out: bytearray) ->
         else:
             _w.write_compact_string(out, o.requester)
         _f = "renewers"
-        items = o.renewers
-        if items is None:
+        renewers_items = o.renewers
+        if renewers_items is None:
             raise EncodeError("field renewers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                if item is None:
+        elif len(renewers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(renewers_items) + 1)
+            for renewers_item in renewers_items:
+                if renewers_item is None:
                     raise EncodeError("null element in array renewers")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, renewers_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                if item is None:
+            _w.write_count(out, len(renewers_items), True)
+            for renewers_item in renewers_items:
+                if renewers_item is None:
                     raise EncodeError("null element in array renewers")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, renewers_item)
         _f = "issue_timestamp, max_timestamp, expiration_timestamp"
         out += _pack_qqq(o.issue_timestamp, o.max_timestamp, o.expiration_timestamp)
         _f = "token_id"
@@ -227,13 +208,13 @@ def _size_DelegationTokenRecord_v0(o: DelegationTokenRecord) -> int:
     size = 24
     size += _w.compact_string_size(o.owner)
     size += _w.compact_string_size(o.requester)
-    items = o.renewers
-    if items is None:
+    renewers_items = o.renewers
+    if renewers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _w.compact_string_size(item)
+        size += _w.count_size(len(renewers_items), True)
+        for renewers_item in renewers_items:
+            size += _w.compact_string_size(renewers_item)
     size += _w.compact_string_size(o.token_id)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:

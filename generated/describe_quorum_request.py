@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -41,11 +39,11 @@ class PartitionData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionData):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -82,12 +80,12 @@ class TopicData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TopicData):
             return NotImplemented
         return (
-            self.topic_name == other.topic_name  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic_name == other.topic_name
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -125,11 +123,11 @@ class DescribeQuorumRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, DescribeQuorumRequest):
             return NotImplemented
         return (
-            self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -146,7 +144,7 @@ class DescribeQuorumRequest(GeneratedStruct):
 # --- PartitionData, versions 0-2 ---
 
 def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     _f = ""
     _i = 0
     try:
@@ -196,44 +194,39 @@ def _size_PartitionData_v0_2(o: PartitionData) -> int:
 # --- TopicData, versions 0-2 ---
 
 def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    o = _new(TopicData)
+    o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 5
-            rows = buf[pos:end]
-            if len(rows) == n * 5 and not any(rows[4::5]):
-                for row in _iter_iB(rows):
-                    item = _new(PartitionData)
-                    item.partition_index, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + partitions_n * 5
+            partitions_rows = buf[pos:end]
+            if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
+                for partitions_row in _iter_iB(partitions_rows):
+                    partitions_item = PartitionData.__new__(PartitionData)
+                    partitions_item.partition_index, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_append(partitions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_PartitionData_v0_2(buf, pos)
-                    append(item)
-            o.partitions = items
+                for _i in range(partitions_n):
+                    partitions_item, pos = _read_PartitionData_v0_2(buf, pos)
+                    partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -264,17 +257,17 @@ def _write_TopicData_v0_2(o: TopicData, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v0_2(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v0_2(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v0_2(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v0_2(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -287,13 +280,13 @@ def _write_TopicData_v0_2(o: TopicData, out: bytearray) -> None:
 def _size_TopicData_v0_2(o: TopicData) -> int:
     size = 0
     size += _w.compact_string_size(o.topic_name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v0_2(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v0_2(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -304,21 +297,21 @@ def _size_TopicData_v0_2(o: TopicData) -> int:
 # --- DescribeQuorumRequest, versions 0-2 ---
 
 def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
-    o = _new(DescribeQuorumRequest)
+    o = DescribeQuorumRequest.__new__(DescribeQuorumRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicData_v0_2(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[TopicData] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_TopicData_v0_2(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -340,17 +333,17 @@ def _write_DescribeQuorumRequest_v0_2(o: DescribeQuorumRequest, out: bytearray) 
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicData_v0_2(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_TopicData_v0_2(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicData_v0_2(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_TopicData_v0_2(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -362,13 +355,13 @@ def _write_DescribeQuorumRequest_v0_2(o: DescribeQuorumRequest, out: bytearray) 
 
 def _size_DescribeQuorumRequest_v0_2(o: DescribeQuorumRequest) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicData_v0_2(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_TopicData_v0_2(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

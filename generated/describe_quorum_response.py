@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -69,15 +67,15 @@ class ReplicaState(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ReplicaState):
             return NotImplemented
         return (
-            self.replica_id == other.replica_id  # type: ignore[attr-defined]
-            and self.replica_directory_id == other.replica_directory_id  # type: ignore[attr-defined]
-            and self.log_end_offset == other.log_end_offset  # type: ignore[attr-defined]
-            and self.last_fetch_timestamp == other.last_fetch_timestamp  # type: ignore[attr-defined]
-            and self.last_caught_up_timestamp == other.last_caught_up_timestamp  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.replica_id == other.replica_id
+            and self.replica_directory_id == other.replica_directory_id
+            and self.log_end_offset == other.log_end_offset
+            and self.last_fetch_timestamp == other.last_fetch_timestamp
+            and self.last_caught_up_timestamp == other.last_caught_up_timestamp
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -136,18 +134,18 @@ class PartitionData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionData):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.high_watermark == other.high_watermark  # type: ignore[attr-defined]
-            and self.current_voters == other.current_voters  # type: ignore[attr-defined]
-            and self.observers == other.observers  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.high_watermark == other.high_watermark
+            and self.current_voters == other.current_voters
+            and self.observers == other.observers
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -191,12 +189,12 @@ class TopicData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TopicData):
             return NotImplemented
         return (
-            self.topic_name == other.topic_name  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic_name == other.topic_name
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -237,13 +235,13 @@ class Listener(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Listener):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.host == other.host
+            and self.port == other.port
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -282,12 +280,12 @@ class Node(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Node):
             return NotImplemented
         return (
-            self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.listeners == other.listeners  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.node_id == other.node_id
+            and self.listeners == other.listeners
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -334,14 +332,14 @@ class DescribeQuorumResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, DescribeQuorumResponse):
             return NotImplemented
         return (
-            self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.nodes == other.nodes  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.topics == other.topics
+            and self.nodes == other.nodes
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -361,7 +359,7 @@ class DescribeQuorumResponse(GeneratedStruct):
 # --- ReplicaState, version 0 ---
 
 def _read_ReplicaState_v0(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    o = _new(ReplicaState)
+    o = ReplicaState.__new__(ReplicaState)
     o.replica_directory_id = _UUID_0
     o.last_fetch_timestamp = -1
     o.last_caught_up_timestamp = -1
@@ -416,7 +414,7 @@ def _size_ReplicaState_v0(o: ReplicaState) -> int:
 # --- ReplicaState, version 1 ---
 
 def _read_ReplicaState_v1(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    o = _new(ReplicaState)
+    o = ReplicaState.__new__(ReplicaState)
     o.replica_directory_id = _UUID_0
     _f = ""
     _i = 0
@@ -469,7 +467,7 @@ def _size_ReplicaState_v1(o: ReplicaState) -> int:
 # --- ReplicaState, version 2 ---
 
 def _read_ReplicaState_v2(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    o = _new(ReplicaState)
+    o = ReplicaState.__new__(ReplicaState)
     _f = ""
     _i = 0
     try:
@@ -529,7 +527,7 @@ def _size_ReplicaState_v2(o: ReplicaState) -> int:
 # --- PartitionData, version 0 ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.error_message = ''
     _f = ""
     _i = 0
@@ -538,27 +536,27 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _unpack_ihiiq(buf, pos)
         pos += 22
         _f = "current_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v0(buf, pos)
-                append(item)
-            o.current_voters = items
+            current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
+            for _i in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v0(buf, pos)
+                current_voters_append(current_voters_item)
+            o.current_voters = current_voters_items
         _f = "observers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v0(buf, pos)
-                append(item)
-            o.observers = items
+            observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
+            for _i in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v0(buf, pos)
+                observers_append(observers_item)
+            o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -582,29 +580,29 @@ def _write_PartitionData_v0(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_ihiiq(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
         _f = "current_voters[]"
-        items = o.current_voters
-        if items is None:
+        current_voters_items = o.current_voters
+        if current_voters_items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v0(item, out)
+        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(current_voters_items) + 1)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v0(current_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v0(item, out)
+            _w.write_count(out, len(current_voters_items), True)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v0(current_voters_item, out)
         _f = "observers[]"
-        items = o.observers
-        if items is None:
+        observers_items = o.observers
+        if observers_items is None:
             raise EncodeError("field observers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v0(item, out)
+        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(observers_items) + 1)
+            for observers_item in observers_items:
+                _write_ReplicaState_v0(observers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v0(item, out)
+            _w.write_count(out, len(observers_items), True)
+            for observers_item in observers_items:
+                _write_ReplicaState_v0(observers_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -616,20 +614,20 @@ def _write_PartitionData_v0(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v0(o: PartitionData) -> int:
     size = 22
-    items = o.current_voters
-    if items is None:
+    current_voters_items = o.current_voters
+    if current_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v0(item)
-    items = o.observers
-    if items is None:
+        size += _w.count_size(len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            size += _size_ReplicaState_v0(current_voters_item)
+    observers_items = o.observers
+    if observers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v0(item)
+        size += _w.count_size(len(observers_items), True)
+        for observers_item in observers_items:
+            size += _size_ReplicaState_v0(observers_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -640,7 +638,7 @@ def _size_PartitionData_v0(o: PartitionData) -> int:
 # --- PartitionData, version 1 ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.error_message = ''
     _f = ""
     _i = 0
@@ -649,27 +647,27 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _unpack_ihiiq(buf, pos)
         pos += 22
         _f = "current_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v1(buf, pos)
-                append(item)
-            o.current_voters = items
+            current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
+            for _i in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v1(buf, pos)
+                current_voters_append(current_voters_item)
+            o.current_voters = current_voters_items
         _f = "observers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v1(buf, pos)
-                append(item)
-            o.observers = items
+            observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
+            for _i in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v1(buf, pos)
+                observers_append(observers_item)
+            o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -693,29 +691,29 @@ def _write_PartitionData_v1(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         out += _pack_ihiiq(o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark)
         _f = "current_voters[]"
-        items = o.current_voters
-        if items is None:
+        current_voters_items = o.current_voters
+        if current_voters_items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v1(item, out)
+        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(current_voters_items) + 1)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v1(current_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v1(item, out)
+            _w.write_count(out, len(current_voters_items), True)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v1(current_voters_item, out)
         _f = "observers[]"
-        items = o.observers
-        if items is None:
+        observers_items = o.observers
+        if observers_items is None:
             raise EncodeError("field observers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v1(item, out)
+        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(observers_items) + 1)
+            for observers_item in observers_items:
+                _write_ReplicaState_v1(observers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v1(item, out)
+            _w.write_count(out, len(observers_items), True)
+            for observers_item in observers_items:
+                _write_ReplicaState_v1(observers_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -727,20 +725,20 @@ def _write_PartitionData_v1(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v1(o: PartitionData) -> int:
     size = 22
-    items = o.current_voters
-    if items is None:
+    current_voters_items = o.current_voters
+    if current_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v1(item)
-    items = o.observers
-    if items is None:
+        size += _w.count_size(len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            size += _size_ReplicaState_v1(current_voters_item)
+    observers_items = o.observers
+    if observers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v1(item)
+        size += _w.count_size(len(observers_items), True)
+        for observers_item in observers_items:
+            size += _size_ReplicaState_v1(observers_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -751,7 +749,7 @@ def _size_PartitionData_v1(o: PartitionData) -> int:
 # --- PartitionData, version 2 ---
 
 def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     _f = ""
     _i = 0
     try:
@@ -759,11 +757,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -772,27 +767,27 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.leader_id, o.leader_epoch, o.high_watermark = _unpack_iiq(buf, pos)
         pos += 16
         _f = "current_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v2(buf, pos)
-                append(item)
-            o.current_voters = items
+            current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
+            for _i in range(current_voters_n):
+                current_voters_item, pos = _read_ReplicaState_v2(buf, pos)
+                current_voters_append(current_voters_item)
+            o.current_voters = current_voters_items
         _f = "observers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        observers_n, pos = _w.read_count(buf, pos, True)
+        if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ReplicaState_v2(buf, pos)
-                append(item)
-            o.observers = items
+            observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
+            for _i in range(observers_n):
+                observers_item, pos = _read_ReplicaState_v2(buf, pos)
+                observers_append(observers_item)
+            o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -820,29 +815,29 @@ def _write_PartitionData_v2(o: PartitionData, out: bytearray) -> None:
         _f = "leader_id, leader_epoch, high_watermark"
         out += _pack_iiq(o.leader_id, o.leader_epoch, o.high_watermark)
         _f = "current_voters[]"
-        items = o.current_voters
-        if items is None:
+        current_voters_items = o.current_voters
+        if current_voters_items is None:
             raise EncodeError("field current_voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v2(item, out)
+        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(current_voters_items) + 1)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v2(current_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v2(item, out)
+            _w.write_count(out, len(current_voters_items), True)
+            for current_voters_item in current_voters_items:
+                _write_ReplicaState_v2(current_voters_item, out)
         _f = "observers[]"
-        items = o.observers
-        if items is None:
+        observers_items = o.observers
+        if observers_items is None:
             raise EncodeError("field observers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ReplicaState_v2(item, out)
+        elif len(observers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(observers_items) + 1)
+            for observers_item in observers_items:
+                _write_ReplicaState_v2(observers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ReplicaState_v2(item, out)
+            _w.write_count(out, len(observers_items), True)
+            for observers_item in observers_items:
+                _write_ReplicaState_v2(observers_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -855,20 +850,20 @@ def _write_PartitionData_v2(o: PartitionData, out: bytearray) -> None:
 def _size_PartitionData_v2(o: PartitionData) -> int:
     size = 22
     size += _w.compact_string_size(o.error_message)
-    items = o.current_voters
-    if items is None:
+    current_voters_items = o.current_voters
+    if current_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v2(item)
-    items = o.observers
-    if items is None:
+        size += _w.count_size(len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            size += _size_ReplicaState_v2(current_voters_item)
+    observers_items = o.observers
+    if observers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ReplicaState_v2(item)
+        size += _w.count_size(len(observers_items), True)
+        for observers_item in observers_items:
+            size += _size_ReplicaState_v2(observers_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -879,33 +874,28 @@ def _size_PartitionData_v2(o: PartitionData) -> int:
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    o = _new(TopicData)
+    o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v0(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v0(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -936,17 +926,17 @@ def _write_TopicData_v0(o: TopicData, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v0(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v0(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v0(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v0(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -959,13 +949,13 @@ def _write_TopicData_v0(o: TopicData, out: bytearray) -> None:
 def _size_TopicData_v0(o: TopicData) -> int:
     size = 0
     size += _w.compact_string_size(o.topic_name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v0(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v0(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -976,33 +966,28 @@ def _size_TopicData_v0(o: TopicData) -> int:
 # --- TopicData, version 1 ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    o = _new(TopicData)
+    o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v1(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v1(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1033,17 +1018,17 @@ def _write_TopicData_v1(o: TopicData, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v1(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v1(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v1(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v1(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1056,13 +1041,13 @@ def _write_TopicData_v1(o: TopicData, out: bytearray) -> None:
 def _size_TopicData_v1(o: TopicData) -> int:
     size = 0
     size += _w.compact_string_size(o.topic_name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v1(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v1(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1073,33 +1058,28 @@ def _size_TopicData_v1(o: TopicData) -> int:
 # --- TopicData, version 2 ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    o = _new(TopicData)
+    o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
     try:
         _f = "topic_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic_name, pos = _w.read_compact_string(buf, pos)
-            if o.topic_name is None:
-                raise DecodeError("non-nullable field topic_name was null", offset=pos)
+            o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v2(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v2(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1130,17 +1110,17 @@ def _write_TopicData_v2(o: TopicData, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic_name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v2(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v2(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v2(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v2(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1153,13 +1133,13 @@ def _write_TopicData_v2(o: TopicData, out: bytearray) -> None:
 def _size_TopicData_v2(o: TopicData) -> int:
     size = 0
     size += _w.compact_string_size(o.topic_name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v2(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v2(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1170,34 +1150,24 @@ def _size_TopicData_v2(o: TopicData) -> int:
 # --- Listener, version 2 ---
 
 def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
-    o = _new(Listener)
+    o = Listener.__new__(Listener)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_H(buf, pos)
         pos += 2
@@ -1264,7 +1234,7 @@ def _size_Listener_v2(o: Listener) -> int:
 # --- Node, version 2 ---
 
 def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
-    o = _new(Node)
+    o = Node.__new__(Node)
     _f = ""
     _i = 0
     try:
@@ -1272,16 +1242,16 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "listeners[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        listeners_n, pos = _w.read_count(buf, pos, True)
+        if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Listener_v2(buf, pos)
-                append(item)
-            o.listeners = items
+            listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
+            for _i in range(listeners_n):
+                listeners_item, pos = _read_Listener_v2(buf, pos)
+                listeners_append(listeners_item)
+            o.listeners = listeners_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1305,17 +1275,17 @@ def _write_Node_v2(o: Node, out: bytearray) -> None:
         _f = "node_id"
         out += _pack_i(o.node_id)
         _f = "listeners[]"
-        items = o.listeners
-        if items is None:
+        listeners_items = o.listeners
+        if listeners_items is None:
             raise EncodeError("field listeners is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Listener_v2(item, out)
+        elif len(listeners_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(listeners_items) + 1)
+            for listeners_item in listeners_items:
+                _write_Listener_v2(listeners_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Listener_v2(item, out)
+            _w.write_count(out, len(listeners_items), True)
+            for listeners_item in listeners_items:
+                _write_Listener_v2(listeners_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1327,13 +1297,13 @@ def _write_Node_v2(o: Node, out: bytearray) -> None:
 
 def _size_Node_v2(o: Node) -> int:
     size = 4
-    items = o.listeners
-    if items is None:
+    listeners_items = o.listeners
+    if listeners_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Listener_v2(item)
+        size += _w.count_size(len(listeners_items), True)
+        for listeners_item in listeners_items:
+            size += _size_Listener_v2(listeners_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1344,7 +1314,7 @@ def _size_Node_v2(o: Node) -> int:
 # --- DescribeQuorumResponse, version 0 ---
 
 def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = _new(DescribeQuorumResponse)
+    o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
     o.nodes = KeyedList()
     _f = ""
@@ -1354,16 +1324,16 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicData_v0(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[TopicData] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_TopicData_v0(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1389,17 +1359,17 @@ def _write_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) 
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicData_v0(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_TopicData_v0(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicData_v0(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_TopicData_v0(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1411,13 +1381,13 @@ def _write_DescribeQuorumResponse_v0(o: DescribeQuorumResponse, out: bytearray) 
 
 def _size_DescribeQuorumResponse_v0(o: DescribeQuorumResponse) -> int:
     size = 2
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicData_v0(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_TopicData_v0(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1428,7 +1398,7 @@ def _size_DescribeQuorumResponse_v0(o: DescribeQuorumResponse) -> int:
 # --- DescribeQuorumResponse, version 1 ---
 
 def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = _new(DescribeQuorumResponse)
+    o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
     o.nodes = KeyedList()
     _f = ""
@@ -1438,16 +1408,16 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicData_v1(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[TopicData] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_TopicData_v1(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1473,17 +1443,17 @@ def _write_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) 
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicData_v1(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_TopicData_v1(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicData_v1(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_TopicData_v1(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1495,13 +1465,13 @@ def _write_DescribeQuorumResponse_v1(o: DescribeQuorumResponse, out: bytearray) 
 
 def _size_DescribeQuorumResponse_v1(o: DescribeQuorumResponse) -> int:
     size = 2
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicData_v1(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_TopicData_v1(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1512,7 +1482,7 @@ def _size_DescribeQuorumResponse_v1(o: DescribeQuorumResponse) -> int:
 # --- DescribeQuorumResponse, version 2 ---
 
 def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    o = _new(DescribeQuorumResponse)
+    o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     _f = ""
     _i = 0
     try:
@@ -1520,37 +1490,34 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicData_v2(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[TopicData] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_TopicData_v2(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "nodes[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        nodes_n, pos = _w.read_count(buf, pos, True)
+        if nodes_n < 0:
             raise DecodeError("non-nullable field nodes was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Node_v2(buf, pos)
-                append(item)
-            o.nodes = items
+            nodes_items: list[Node] = KeyedList()
+            nodes_append = nodes_items.append
+            for _i in range(nodes_n):
+                nodes_item, pos = _read_Node_v2(buf, pos)
+                nodes_append(nodes_item)
+            o.nodes = nodes_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1576,29 +1543,29 @@ def _write_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) 
         _f = "error_message"
         _w.write_compact_string(out, o.error_message)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicData_v2(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_TopicData_v2(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicData_v2(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_TopicData_v2(topics_item, out)
         _f = "nodes[]"
-        items = o.nodes
-        if items is None:
+        nodes_items = o.nodes
+        if nodes_items is None:
             raise EncodeError("field nodes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Node_v2(item, out)
+        elif len(nodes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(nodes_items) + 1)
+            for nodes_item in nodes_items:
+                _write_Node_v2(nodes_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Node_v2(item, out)
+            _w.write_count(out, len(nodes_items), True)
+            for nodes_item in nodes_items:
+                _write_Node_v2(nodes_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1611,20 +1578,20 @@ def _write_DescribeQuorumResponse_v2(o: DescribeQuorumResponse, out: bytearray) 
 def _size_DescribeQuorumResponse_v2(o: DescribeQuorumResponse) -> int:
     size = 2
     size += _w.compact_string_size(o.error_message)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicData_v2(item)
-    items = o.nodes
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_TopicData_v2(topics_item)
+    nodes_items = o.nodes
+    if nodes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Node_v2(item)
+        size += _w.count_size(len(nodes_items), True)
+        for nodes_item in nodes_items:
+            size += _size_Node_v2(nodes_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -38,10 +36,10 @@ class EndTransactionRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, EndTransactionRecord):
             return NotImplemented
         return (
-            self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -57,7 +55,7 @@ class EndTransactionRecord(GeneratedStruct):
 # --- EndTransactionRecord, version 0 ---
 
 def _read_EndTransactionRecord_v0(buf: bytes, pos: int) -> tuple[EndTransactionRecord, int]:
-    o = _new(EndTransactionRecord)
+    o = EndTransactionRecord.__new__(EndTransactionRecord)
     _f = ""
     _i = 0
     try:

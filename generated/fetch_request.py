@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -62,12 +60,12 @@ class ReplicaState(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ReplicaState):
             return NotImplemented
         return (
-            self.replica_id == other.replica_id  # type: ignore[attr-defined]
-            and self.replica_epoch == other.replica_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.replica_id == other.replica_id
+            and self.replica_epoch == other.replica_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -123,18 +121,18 @@ class FetchPartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FetchPartition):
             return NotImplemented
         return (
-            self.partition == other.partition  # type: ignore[attr-defined]
-            and self.current_leader_epoch == other.current_leader_epoch  # type: ignore[attr-defined]
-            and self.fetch_offset == other.fetch_offset  # type: ignore[attr-defined]
-            and self.last_fetched_epoch == other.last_fetched_epoch  # type: ignore[attr-defined]
-            and self.log_start_offset == other.log_start_offset  # type: ignore[attr-defined]
-            and self.partition_max_bytes == other.partition_max_bytes  # type: ignore[attr-defined]
-            and self.replica_directory_id == other.replica_directory_id  # type: ignore[attr-defined]
-            and self.high_watermark == other.high_watermark  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition == other.partition
+            and self.current_leader_epoch == other.current_leader_epoch
+            and self.fetch_offset == other.fetch_offset
+            and self.last_fetched_epoch == other.last_fetched_epoch
+            and self.log_start_offset == other.log_start_offset
+            and self.partition_max_bytes == other.partition_max_bytes
+            and self.replica_directory_id == other.replica_directory_id
+            and self.high_watermark == other.high_watermark
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -181,13 +179,13 @@ class FetchTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FetchTopic):
             return NotImplemented
         return (
-            self.topic == other.topic  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic == other.topic
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -229,13 +227,13 @@ class ForgottenTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ForgottenTopic):
             return NotImplemented
         return (
-            self.topic == other.topic  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic == other.topic
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -307,22 +305,22 @@ class FetchRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FetchRequest):
             return NotImplemented
         return (
-            self.cluster_id == other.cluster_id  # type: ignore[attr-defined]
-            and self.replica_id == other.replica_id  # type: ignore[attr-defined]
-            and self.replica_state == other.replica_state  # type: ignore[attr-defined]
-            and self.max_wait_ms == other.max_wait_ms  # type: ignore[attr-defined]
-            and self.min_bytes == other.min_bytes  # type: ignore[attr-defined]
-            and self.max_bytes == other.max_bytes  # type: ignore[attr-defined]
-            and self.isolation_level == other.isolation_level  # type: ignore[attr-defined]
-            and self.session_id == other.session_id  # type: ignore[attr-defined]
-            and self.session_epoch == other.session_epoch  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.forgotten_topics_data == other.forgotten_topics_data  # type: ignore[attr-defined]
-            and self.rack_id == other.rack_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.cluster_id == other.cluster_id
+            and self.replica_id == other.replica_id
+            and self.replica_state == other.replica_state
+            and self.max_wait_ms == other.max_wait_ms
+            and self.min_bytes == other.min_bytes
+            and self.max_bytes == other.max_bytes
+            and self.isolation_level == other.isolation_level
+            and self.session_id == other.session_id
+            and self.session_epoch == other.session_epoch
+            and self.topics == other.topics
+            and self.forgotten_topics_data == other.forgotten_topics_data
+            and self.rack_id == other.rack_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -350,7 +348,7 @@ class FetchRequest(GeneratedStruct):
 # --- ReplicaState, versions 15-18 ---
 
 def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    o = _new(ReplicaState)
+    o = ReplicaState.__new__(ReplicaState)
     _f = ""
     _i = 0
     try:
@@ -400,7 +398,7 @@ def _size_ReplicaState_v15_18(o: ReplicaState) -> int:
 # --- FetchPartition, version 4 ---
 
 def _read_FetchPartition_v4(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.current_leader_epoch = -1
     o.last_fetched_epoch = -1
     o.log_start_offset = -1
@@ -439,7 +437,7 @@ def _size_FetchPartition_v4(o: FetchPartition) -> int:
 # --- FetchPartition, versions 5-8 ---
 
 def _read_FetchPartition_v5_8(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.current_leader_epoch = -1
     o.last_fetched_epoch = -1
     o.replica_directory_id = _UUID_0
@@ -477,7 +475,7 @@ def _size_FetchPartition_v5_8(o: FetchPartition) -> int:
 # --- FetchPartition, versions 9-11 ---
 
 def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.last_fetched_epoch = -1
     o.replica_directory_id = _UUID_0
     o.high_watermark = 9223372036854775807
@@ -514,7 +512,7 @@ def _size_FetchPartition_v9_11(o: FetchPartition) -> int:
 # --- FetchPartition, versions 12-16 ---
 
 def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.replica_directory_id = _UUID_0
     o.high_watermark = 9223372036854775807
     _f = ""
@@ -566,7 +564,7 @@ def _size_FetchPartition_v12_16(o: FetchPartition) -> int:
 # --- FetchPartition, version 17 ---
 
 def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.high_watermark = 9223372036854775807
     o.replica_directory_id = _UUID_0
     _f = ""
@@ -635,7 +633,7 @@ def _size_FetchPartition_v17(o: FetchPartition) -> int:
 # --- FetchPartition, version 18 ---
 
 def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    o = _new(FetchPartition)
+    o = FetchPartition.__new__(FetchPartition)
     o.replica_directory_id = _UUID_0
     o.high_watermark = 9223372036854775807
     _f = ""
@@ -720,26 +718,24 @@ def _size_FetchPartition_v18(o: FetchPartition) -> int:
 # --- FetchTopic, version 4 ---
 
 def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v4(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v4(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -756,13 +752,13 @@ def _write_FetchTopic_v4(o: FetchTopic, out: bytearray) -> None:
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchPartition_v4(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v4(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -770,39 +766,37 @@ def _write_FetchTopic_v4(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v4(o: FetchTopic) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchPartition_v4(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v4(partitions_item)
     return size
 
 
 # --- FetchTopic, versions 5-8 ---
 
 def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v5_8(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -819,13 +813,13 @@ def _write_FetchTopic_v5_8(o: FetchTopic, out: bytearray) -> None:
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchPartition_v5_8(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v5_8(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -833,39 +827,37 @@ def _write_FetchTopic_v5_8(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v5_8(o: FetchTopic) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchPartition_v5_8(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v5_8(partitions_item)
     return size
 
 
 # --- FetchTopic, versions 9-11 ---
 
 def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v9_11(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -882,13 +874,13 @@ def _write_FetchTopic_v9_11(o: FetchTopic, out: bytearray) -> None:
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchPartition_v9_11(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v9_11(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -896,47 +888,42 @@ def _write_FetchTopic_v9_11(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v9_11(o: FetchTopic) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchPartition_v9_11(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v9_11(partitions_item)
     return size
 
 
 # --- FetchTopic, version 12 ---
 
 def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic, pos = _w.read_compact_string(buf, pos)
-            if o.topic is None:
-                raise DecodeError("non-nullable field topic was null", offset=pos)
+            o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v12_16(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -967,17 +954,17 @@ def _write_FetchTopic_v12(o: FetchTopic, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchPartition_v12_16(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v12_16(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchPartition_v12_16(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v12_16(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -990,13 +977,13 @@ def _write_FetchTopic_v12(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v12(o: FetchTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchPartition_v12_16(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v12_16(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1007,7 +994,7 @@ def _size_FetchTopic_v12(o: FetchTopic) -> int:
 # --- FetchTopic, versions 13-16 ---
 
 def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic = ''
     _f = ""
     _i = 0
@@ -1015,16 +1002,16 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v12_16(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1048,17 +1035,17 @@ def _write_FetchTopic_v13_16(o: FetchTopic, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchPartition_v12_16(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v12_16(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchPartition_v12_16(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v12_16(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1071,13 +1058,13 @@ def _write_FetchTopic_v13_16(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v13_16(o: FetchTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchPartition_v12_16(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v12_16(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1088,7 +1075,7 @@ def _size_FetchTopic_v13_16(o: FetchTopic) -> int:
 # --- FetchTopic, version 17 ---
 
 def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic = ''
     _f = ""
     _i = 0
@@ -1096,16 +1083,16 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v17(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v17(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1129,17 +1116,17 @@ def _write_FetchTopic_v17(o: FetchTopic, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchPartition_v17(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v17(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchPartition_v17(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v17(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1152,13 +1139,13 @@ def _write_FetchTopic_v17(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v17(o: FetchTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchPartition_v17(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v17(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1169,7 +1156,7 @@ def _size_FetchTopic_v17(o: FetchTopic) -> int:
 # --- FetchTopic, version 18 ---
 
 def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    o = _new(FetchTopic)
+    o = FetchTopic.__new__(FetchTopic)
     o.topic = ''
     _f = ""
     _i = 0
@@ -1177,16 +1164,16 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchPartition_v18(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_FetchPartition_v18(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1210,17 +1197,17 @@ def _write_FetchTopic_v18(o: FetchTopic, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchPartition_v18(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v18(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchPartition_v18(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_FetchPartition_v18(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1233,13 +1220,13 @@ def _write_FetchTopic_v18(o: FetchTopic, out: bytearray) -> None:
 def _size_FetchTopic_v18(o: FetchTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchPartition_v18(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_FetchPartition_v18(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1250,21 +1237,19 @@ def _size_FetchTopic_v18(o: FetchTopic) -> int:
 # --- ForgottenTopic, versions 7-11 ---
 
 def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    o = _new(ForgottenTopic)
+    o = ForgottenTopic.__new__(ForgottenTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1281,12 +1266,12 @@ def _write_ForgottenTopic_v7_11(o: ForgottenTopic, out: bytearray) -> None:
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partitions_items), False)
+            _w.write_fixed_array(out, partitions_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1294,49 +1279,42 @@ def _write_ForgottenTopic_v7_11(o: ForgottenTopic, out: bytearray) -> None:
 def _size_ForgottenTopic_v7_11(o: ForgottenTopic) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(partitions_items), False)
+        size += 4 * len(partitions_items)
     return size
 
 
 # --- ForgottenTopic, version 12 ---
 
 def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    o = _new(ForgottenTopic)
+    o = ForgottenTopic.__new__(ForgottenTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic, pos = _w.read_compact_string(buf, pos)
-            if o.topic is None:
-                raise DecodeError("non-nullable field topic was null", offset=pos)
+            o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partitions = list(_unpack_array_i[n](buf, pos + 1))
+        partitions_n = buf[pos] - 1
+        end = pos + 1 + partitions_n * 4
+        if 0 <= partitions_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
             else:
-                o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1367,15 +1345,15 @@ def _write_ForgottenTopic_v12(o: ForgottenTopic, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic)
         _f = "partitions"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            out += _pack_array_i[len(partitions_items)](*partitions_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partitions_items), True)
+            _w.write_fixed_array(out, partitions_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1388,12 +1366,12 @@ def _write_ForgottenTopic_v12(o: ForgottenTopic, out: bytearray) -> None:
 def _size_ForgottenTopic_v12(o: ForgottenTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partitions_items), True)
+        size += 4 * len(partitions_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1404,7 +1382,7 @@ def _size_ForgottenTopic_v12(o: ForgottenTopic) -> int:
 # --- ForgottenTopic, versions 13-18 ---
 
 def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    o = _new(ForgottenTopic)
+    o = ForgottenTopic.__new__(ForgottenTopic)
     o.topic = ''
     _f = ""
     _i = 0
@@ -1412,19 +1390,17 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partitions = list(_unpack_array_i[n](buf, pos + 1))
+        partitions_n = buf[pos] - 1
+        end = pos + 1 + partitions_n * 4
+        if 0 <= partitions_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partitions_n, pos = _w.read_count(buf, pos, True)
+            if partitions_n < 0:
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
             else:
-                o.partitions, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1448,15 +1424,15 @@ def _write_ForgottenTopic_v13_18(o: ForgottenTopic, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            out += _pack_array_i[len(partitions_items)](*partitions_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partitions_items), True)
+            _w.write_fixed_array(out, partitions_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1469,12 +1445,12 @@ def _write_ForgottenTopic_v13_18(o: ForgottenTopic, out: bytearray) -> None:
 def _size_ForgottenTopic_v13_18(o: ForgottenTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partitions_items), True)
+        size += 4 * len(partitions_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1485,7 +1461,7 @@ def _size_ForgottenTopic_v13_18(o: ForgottenTopic) -> int:
 # --- FetchRequest, version 4 ---
 
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
     o.replica_state = ReplicaState()
     o.session_id = 0
@@ -1499,16 +1475,16 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level = _unpack_iiiib(buf, pos)
         pos += 17
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1527,33 +1503,33 @@ def _write_FetchRequest_v4(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         out += _pack_iiiib(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchTopic_v4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_FetchTopic_v4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchRequest_v4(o: FetchRequest) -> int:
     size = 17
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchTopic_v4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v4(topics_item)
     return size
 
 
 # --- FetchRequest, versions 5-6 ---
 
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
     o.replica_state = ReplicaState()
     o.session_id = 0
@@ -1567,16 +1543,16 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level = _unpack_iiiib(buf, pos)
         pos += 17
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v5_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1595,33 +1571,33 @@ def _write_FetchRequest_v5_6(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         out += _pack_iiiib(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchTopic_v5_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_FetchTopic_v5_8(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchRequest_v5_6(o: FetchRequest) -> int:
     size = 17
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchTopic_v5_8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v5_8(topics_item)
     return size
 
 
 # --- FetchRequest, versions 7-8 ---
 
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
     o.replica_state = ReplicaState()
     o.rack_id = ''
@@ -1632,27 +1608,27 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v5_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1669,48 +1645,48 @@ def _write_FetchRequest_v7_8(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiiibii(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchTopic_v5_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_FetchTopic_v5_8(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ForgottenTopic_v7_11(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), False)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v7_11(forgotten_topics_data_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchRequest_v7_8(o: FetchRequest) -> int:
     size = 25
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchTopic_v5_8(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v5_8(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ForgottenTopic_v7_11(item)
+        size += _w.count_size(len(forgotten_topics_data_items), False)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
     return size
 
 
 # --- FetchRequest, versions 9-10 ---
 
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
     o.replica_state = ReplicaState()
     o.rack_id = ''
@@ -1721,27 +1697,27 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v9_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1758,48 +1734,48 @@ def _write_FetchRequest_v9_10(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiiibii(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchTopic_v9_11(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_FetchTopic_v9_11(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ForgottenTopic_v7_11(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), False)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v7_11(forgotten_topics_data_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchRequest_v9_10(o: FetchRequest) -> int:
     size = 25
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchTopic_v9_11(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v9_11(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ForgottenTopic_v7_11(item)
+        size += _w.count_size(len(forgotten_topics_data_items), False)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
     return size
 
 
 # --- FetchRequest, version 11 ---
 
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
     o.replica_state = ReplicaState()
     _f = ""
@@ -1809,31 +1785,29 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v9_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        o.rack_id, pos = _w.read_string(buf, pos)
-        if o.rack_id is None:
-            raise DecodeError("non-nullable field rack_id was null", offset=pos)
+        o.rack_id, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1850,21 +1824,21 @@ def _write_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiiibii(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchTopic_v9_11(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_FetchTopic_v9_11(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ForgottenTopic_v7_11(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), False)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v7_11(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -1875,20 +1849,20 @@ def _write_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v11(o: FetchRequest) -> int:
     size = 25
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchTopic_v9_11(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v9_11(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ForgottenTopic_v7_11(item)
+        size += _w.count_size(len(forgotten_topics_data_items), False)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v7_11(forgotten_topics_data_item)
     size += _w.string_size(o.rack_id)
     return size
 
@@ -1896,7 +1870,7 @@ def _size_FetchRequest_v11(o: FetchRequest) -> int:
 # --- FetchRequest, version 12 ---
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
@@ -1906,39 +1880,34 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v12(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v12(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v12(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.rack_id, pos = _w.read_compact_string(buf, pos)
-            if o.rack_id is None:
-                raise DecodeError("non-nullable field rack_id was null", offset=pos)
+            o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1950,11 +1919,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:end].decode()
                         pos = end
                     else:
@@ -1978,29 +1944,29 @@ def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiiibii(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchTopic_v12(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_FetchTopic_v12(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchTopic_v12(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_FetchTopic_v12(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ForgottenTopic_v12(item, out)
+        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(forgotten_topics_data_items) + 1)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ForgottenTopic_v12(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), True)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v12(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -2027,20 +1993,20 @@ def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v12(o: FetchRequest) -> int:
     size = 25
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchTopic_v12(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v12(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ForgottenTopic_v12(item)
+        size += _w.count_size(len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v12(forgotten_topics_data_item)
     size += _w.compact_string_size(o.rack_id)
     count = len(o.unknown_tagged_fields)
     if o.cluster_id is not None:
@@ -2057,7 +2023,7 @@ def _size_FetchRequest_v12(o: FetchRequest) -> int:
 # --- FetchRequest, versions 13-14 ---
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
@@ -2067,39 +2033,34 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v13_16(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.rack_id, pos = _w.read_compact_string(buf, pos)
-            if o.rack_id is None:
-                raise DecodeError("non-nullable field rack_id was null", offset=pos)
+            o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2111,11 +2072,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:end].decode()
                         pos = end
                     else:
@@ -2139,29 +2097,29 @@ def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiiibii(o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchTopic_v13_16(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_FetchTopic_v13_16(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchTopic_v13_16(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_FetchTopic_v13_16(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(forgotten_topics_data_items) + 1)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), True)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -2188,20 +2146,20 @@ def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v13_14(o: FetchRequest) -> int:
     size = 25
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchTopic_v13_16(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v13_16(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ForgottenTopic_v13_18(item)
+        size += _w.count_size(len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
     size += _w.compact_string_size(o.rack_id)
     count = len(o.unknown_tagged_fields)
     if o.cluster_id is not None:
@@ -2218,7 +2176,7 @@ def _size_FetchRequest_v13_14(o: FetchRequest) -> int:
 # --- FetchRequest, versions 15-16 ---
 
 def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
     o.replica_state = ReplicaState()
@@ -2229,39 +2187,34 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v13_16(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.rack_id, pos = _w.read_compact_string(buf, pos)
-            if o.rack_id is None:
-                raise DecodeError("non-nullable field rack_id was null", offset=pos)
+            o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2273,11 +2226,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:end].decode()
                         pos = end
                     else:
@@ -2306,29 +2256,29 @@ def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiibii(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchTopic_v13_16(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_FetchTopic_v13_16(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchTopic_v13_16(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_FetchTopic_v13_16(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(forgotten_topics_data_items) + 1)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), True)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -2362,20 +2312,20 @@ def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v15_16(o: FetchRequest) -> int:
     size = 21
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchTopic_v13_16(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v13_16(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ForgottenTopic_v13_18(item)
+        size += _w.count_size(len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
     size += _w.compact_string_size(o.rack_id)
     count = len(o.unknown_tagged_fields)
     if o.cluster_id is not None:
@@ -2397,7 +2347,7 @@ def _size_FetchRequest_v15_16(o: FetchRequest) -> int:
 # --- FetchRequest, version 17 ---
 
 def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
     o.replica_state = ReplicaState()
@@ -2408,39 +2358,34 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v17(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v17(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.rack_id, pos = _w.read_compact_string(buf, pos)
-            if o.rack_id is None:
-                raise DecodeError("non-nullable field rack_id was null", offset=pos)
+            o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2452,11 +2397,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:end].decode()
                         pos = end
                     else:
@@ -2485,29 +2427,29 @@ def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiibii(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchTopic_v17(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_FetchTopic_v17(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchTopic_v17(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_FetchTopic_v17(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(forgotten_topics_data_items) + 1)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), True)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -2541,20 +2483,20 @@ def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v17(o: FetchRequest) -> int:
     size = 21
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchTopic_v17(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v17(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ForgottenTopic_v13_18(item)
+        size += _w.count_size(len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
     size += _w.compact_string_size(o.rack_id)
     count = len(o.unknown_tagged_fields)
     if o.cluster_id is not None:
@@ -2576,7 +2518,7 @@ def _size_FetchRequest_v17(o: FetchRequest) -> int:
 # --- FetchRequest, version 18 ---
 
 def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    o = _new(FetchRequest)
+    o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
     o.replica_state = ReplicaState()
@@ -2587,39 +2529,34 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchTopic_v18(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_FetchTopic_v18(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                append(item)
-            o.forgotten_topics_data = items
+            forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
+            for _i in range(forgotten_topics_data_n):
+                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+                forgotten_topics_data_append(forgotten_topics_data_item)
+            o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.rack_id, pos = _w.read_compact_string(buf, pos)
-            if o.rack_id is None:
-                raise DecodeError("non-nullable field rack_id was null", offset=pos)
+            o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2631,11 +2568,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    n = buf[pos]
-                    if 0 < n < 0x80:  # the usual case: a one-byte length
-                        end = pos + n
-                        if end > len(buf):
-                            raise DecodeError("string runs past the end of the buffer", offset=pos)
+                    end = pos + buf[pos]
+                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:end].decode()
                         pos = end
                     else:
@@ -2664,29 +2598,29 @@ def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         out += _pack_iiibii(o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchTopic_v18(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_FetchTopic_v18(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchTopic_v18(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_FetchTopic_v18(topics_item, out)
         _f = "forgotten_topics_data[]"
-        items = o.forgotten_topics_data
-        if items is None:
+        forgotten_topics_data_items = o.forgotten_topics_data
+        if forgotten_topics_data_items is None:
             raise EncodeError("field forgotten_topics_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+        elif len(forgotten_topics_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(forgotten_topics_data_items) + 1)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ForgottenTopic_v13_18(item, out)
+            _w.write_count(out, len(forgotten_topics_data_items), True)
+            for forgotten_topics_data_item in forgotten_topics_data_items:
+                _write_ForgottenTopic_v13_18(forgotten_topics_data_item, out)
         _f = "rack_id"
         if o.rack_id is None:
             raise EncodeError("field rack_id is null but not nullable at this version")
@@ -2720,20 +2654,20 @@ def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
 
 def _size_FetchRequest_v18(o: FetchRequest) -> int:
     size = 21
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchTopic_v18(item)
-    items = o.forgotten_topics_data
-    if items is None:
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_FetchTopic_v18(topics_item)
+    forgotten_topics_data_items = o.forgotten_topics_data
+    if forgotten_topics_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ForgottenTopic_v13_18(item)
+        size += _w.count_size(len(forgotten_topics_data_items), True)
+        for forgotten_topics_data_item in forgotten_topics_data_items:
+            size += _size_ForgottenTopic_v13_18(forgotten_topics_data_item)
     size += _w.compact_string_size(o.rack_id)
     count = len(o.unknown_tagged_fields)
     if o.cluster_id is not None:

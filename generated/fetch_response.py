@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -61,12 +59,12 @@ class EpochEndOffset(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, EpochEndOffset):
             return NotImplemented
         return (
-            self.epoch == other.epoch  # type: ignore[attr-defined]
-            and self.end_offset == other.end_offset  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.epoch == other.epoch
+            and self.end_offset == other.end_offset
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -104,12 +102,12 @@ class LeaderIdAndEpoch(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LeaderIdAndEpoch):
             return NotImplemented
         return (
-            self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -148,12 +146,12 @@ class SnapshotId(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SnapshotId):
             return NotImplemented
         return (
-            self.end_offset == other.end_offset  # type: ignore[attr-defined]
-            and self.epoch == other.epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.end_offset == other.end_offset
+            and self.epoch == other.epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -191,12 +189,12 @@ class AbortedTransaction(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, AbortedTransaction):
             return NotImplemented
         return (
-            self.producer_id == other.producer_id  # type: ignore[attr-defined]
-            and self.first_offset == other.first_offset  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.producer_id == other.producer_id
+            and self.first_offset == other.first_offset
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -261,21 +259,21 @@ class PartitionData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionData):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.high_watermark == other.high_watermark  # type: ignore[attr-defined]
-            and self.last_stable_offset == other.last_stable_offset  # type: ignore[attr-defined]
-            and self.log_start_offset == other.log_start_offset  # type: ignore[attr-defined]
-            and self.diverging_epoch == other.diverging_epoch  # type: ignore[attr-defined]
-            and self.current_leader == other.current_leader  # type: ignore[attr-defined]
-            and self.snapshot_id == other.snapshot_id  # type: ignore[attr-defined]
-            and self.aborted_transactions == other.aborted_transactions  # type: ignore[attr-defined]
-            and self.preferred_read_replica == other.preferred_read_replica  # type: ignore[attr-defined]
-            and self.records == other.records  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.error_code == other.error_code
+            and self.high_watermark == other.high_watermark
+            and self.last_stable_offset == other.last_stable_offset
+            and self.log_start_offset == other.log_start_offset
+            and self.diverging_epoch == other.diverging_epoch
+            and self.current_leader == other.current_leader
+            and self.snapshot_id == other.snapshot_id
+            and self.aborted_transactions == other.aborted_transactions
+            and self.preferred_read_replica == other.preferred_read_replica
+            and self.records == other.records
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -325,13 +323,13 @@ class FetchableTopicResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FetchableTopicResponse):
             return NotImplemented
         return (
-            self.topic == other.topic  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic == other.topic
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -377,14 +375,14 @@ class NodeEndpoint(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, NodeEndpoint):
             return NotImplemented
         return (
-            self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.rack == other.rack  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.node_id == other.node_id
+            and self.host == other.host
+            and self.port == other.port
+            and self.rack == other.rack
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -436,15 +434,15 @@ class FetchResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FetchResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.session_id == other.session_id  # type: ignore[attr-defined]
-            and self.responses == other.responses  # type: ignore[attr-defined]
-            and self.node_endpoints == other.node_endpoints  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.session_id == other.session_id
+            and self.responses == other.responses
+            and self.node_endpoints == other.node_endpoints
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -465,7 +463,7 @@ class FetchResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 12-18 ---
 
 def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    o = _new(EpochEndOffset)
+    o = EpochEndOffset.__new__(EpochEndOffset)
     _f = ""
     _i = 0
     try:
@@ -515,7 +513,7 @@ def _size_EpochEndOffset_v12_18(o: EpochEndOffset) -> int:
 # --- LeaderIdAndEpoch, versions 12-18 ---
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    o = _new(LeaderIdAndEpoch)
+    o = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
     _f = ""
     _i = 0
     try:
@@ -565,7 +563,7 @@ def _size_LeaderIdAndEpoch_v12_18(o: LeaderIdAndEpoch) -> int:
 # --- SnapshotId, versions 12-18 ---
 
 def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    o = _new(SnapshotId)
+    o = SnapshotId.__new__(SnapshotId)
     _f = ""
     _i = 0
     try:
@@ -615,7 +613,7 @@ def _size_SnapshotId_v12_18(o: SnapshotId) -> int:
 # --- AbortedTransaction, versions 4-11 ---
 
 def _read_AbortedTransaction_v4_11(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    o = _new(AbortedTransaction)
+    o = AbortedTransaction.__new__(AbortedTransaction)
     _f = ""
     _i = 0
     try:
@@ -647,7 +645,7 @@ def _size_AbortedTransaction_v4_11(o: AbortedTransaction) -> int:
 # --- AbortedTransaction, versions 12-18 ---
 
 def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    o = _new(AbortedTransaction)
+    o = AbortedTransaction.__new__(AbortedTransaction)
     _f = ""
     _i = 0
     try:
@@ -697,7 +695,7 @@ def _size_AbortedTransaction_v12_18(o: AbortedTransaction) -> int:
 # --- PartitionData, version 4 ---
 
 def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.log_start_offset = -1
     o.diverging_epoch = EpochEndOffset()
     o.current_leader = LeaderIdAndEpoch()
@@ -710,27 +708,27 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset = _unpack_ihqq(buf, pos)
         pos += 22
         _f = "aborted_transactions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+        if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
-            items = []
-            append = items.append
+            aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 16
-            rows = buf[pos:end]
-            if len(rows) == n * 16:
-                for row in _iter_qq(rows):
-                    item = _new(AbortedTransaction)
-                    item.producer_id, item.first_offset,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:end]
+            if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
+                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
+                    aborted_transactions_item.unknown_tagged_fields = ()
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    append(item)
-            o.aborted_transactions = items
+                for _i in range(aborted_transactions_n):
+                    aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    aborted_transactions_append(aborted_transactions_item)
+            o.aborted_transactions = aborted_transactions_items
         _f = "records"
         o.records, pos = _w.read_bytes(buf, pos)
         o.unknown_tagged_fields = ()
@@ -755,13 +753,13 @@ def _write_PartitionData_v4(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, high_watermark, last_stable_offset"
         out += _pack_ihqq(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset)
         _f = "aborted_transactions[]"
-        items = o.aborted_transactions
-        if items is None:
+        aborted_transactions_items = o.aborted_transactions
+        if aborted_transactions_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_AbortedTransaction_v4_11(item, out)
+            _w.write_count(out, len(aborted_transactions_items), False)
+            for aborted_transactions_item in aborted_transactions_items:
+                _write_AbortedTransaction_v4_11(aborted_transactions_item, out)
         _f = "records"
         _w.write_bytes(out, o.records)
     except _w.ENCODE_FAILURES as e:
@@ -770,13 +768,13 @@ def _write_PartitionData_v4(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v4(o: PartitionData) -> int:
     size = 22
-    items = o.aborted_transactions
-    if items is None:
+    aborted_transactions_items = o.aborted_transactions
+    if aborted_transactions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_AbortedTransaction_v4_11(item)
+        size += _w.count_size(len(aborted_transactions_items), False)
+        for aborted_transactions_item in aborted_transactions_items:
+            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
     size += _w.bytes_size(o.records)
     return size
 
@@ -784,7 +782,7 @@ def _size_PartitionData_v4(o: PartitionData) -> int:
 # --- PartitionData, versions 5-10 ---
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.diverging_epoch = EpochEndOffset()
     o.current_leader = LeaderIdAndEpoch()
     o.snapshot_id = SnapshotId()
@@ -796,27 +794,27 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+        if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
-            items = []
-            append = items.append
+            aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 16
-            rows = buf[pos:end]
-            if len(rows) == n * 16:
-                for row in _iter_qq(rows):
-                    item = _new(AbortedTransaction)
-                    item.producer_id, item.first_offset,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:end]
+            if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
+                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
+                    aborted_transactions_item.unknown_tagged_fields = ()
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    append(item)
-            o.aborted_transactions = items
+                for _i in range(aborted_transactions_n):
+                    aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    aborted_transactions_append(aborted_transactions_item)
+            o.aborted_transactions = aborted_transactions_items
         _f = "records"
         o.records, pos = _w.read_bytes(buf, pos)
         o.unknown_tagged_fields = ()
@@ -841,13 +839,13 @@ def _write_PartitionData_v5_10(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_ihqqq(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         _f = "aborted_transactions[]"
-        items = o.aborted_transactions
-        if items is None:
+        aborted_transactions_items = o.aborted_transactions
+        if aborted_transactions_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_AbortedTransaction_v4_11(item, out)
+            _w.write_count(out, len(aborted_transactions_items), False)
+            for aborted_transactions_item in aborted_transactions_items:
+                _write_AbortedTransaction_v4_11(aborted_transactions_item, out)
         _f = "records"
         _w.write_bytes(out, o.records)
     except _w.ENCODE_FAILURES as e:
@@ -856,13 +854,13 @@ def _write_PartitionData_v5_10(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v5_10(o: PartitionData) -> int:
     size = 30
-    items = o.aborted_transactions
-    if items is None:
+    aborted_transactions_items = o.aborted_transactions
+    if aborted_transactions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_AbortedTransaction_v4_11(item)
+        size += _w.count_size(len(aborted_transactions_items), False)
+        for aborted_transactions_item in aborted_transactions_items:
+            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
     size += _w.bytes_size(o.records)
     return size
 
@@ -870,7 +868,7 @@ def _size_PartitionData_v5_10(o: PartitionData) -> int:
 # --- PartitionData, version 11 ---
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.diverging_epoch = EpochEndOffset()
     o.current_leader = LeaderIdAndEpoch()
     o.snapshot_id = SnapshotId()
@@ -881,27 +879,27 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        aborted_transactions_n, pos = _w.read_count(buf, pos, False)
+        if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
-            items = []
-            append = items.append
+            aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 16
-            rows = buf[pos:end]
-            if len(rows) == n * 16:
-                for row in _iter_qq(rows):
-                    item = _new(AbortedTransaction)
-                    item.producer_id, item.first_offset,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:end]
+            if len(aborted_transactions_rows) == aborted_transactions_n * 16:
+                for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
+                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
+                    aborted_transactions_item.unknown_tagged_fields = ()
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    append(item)
-            o.aborted_transactions = items
+                for _i in range(aborted_transactions_n):
+                    aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
+                    aborted_transactions_append(aborted_transactions_item)
+            o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
         pos += 4
@@ -927,13 +925,13 @@ def _write_PartitionData_v11(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_ihqqq(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         _f = "aborted_transactions[]"
-        items = o.aborted_transactions
-        if items is None:
+        aborted_transactions_items = o.aborted_transactions
+        if aborted_transactions_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_AbortedTransaction_v4_11(item, out)
+            _w.write_count(out, len(aborted_transactions_items), False)
+            for aborted_transactions_item in aborted_transactions_items:
+                _write_AbortedTransaction_v4_11(aborted_transactions_item, out)
         _f = "preferred_read_replica"
         out += _pack_i(o.preferred_read_replica)
         _f = "records"
@@ -944,13 +942,13 @@ def _write_PartitionData_v11(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v11(o: PartitionData) -> int:
     size = 34
-    items = o.aborted_transactions
-    if items is None:
+    aborted_transactions_items = o.aborted_transactions
+    if aborted_transactions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_AbortedTransaction_v4_11(item)
+        size += _w.count_size(len(aborted_transactions_items), False)
+        for aborted_transactions_item in aborted_transactions_items:
+            size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
     size += _w.bytes_size(o.records)
     return size
 
@@ -958,7 +956,7 @@ def _size_PartitionData_v11(o: PartitionData) -> int:
 # --- PartitionData, versions 12-18 ---
 
 def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    o = _new(PartitionData)
+    o = PartitionData.__new__(PartitionData)
     o.diverging_epoch = EpochEndOffset()
     o.current_leader = LeaderIdAndEpoch()
     o.snapshot_id = SnapshotId()
@@ -969,27 +967,27 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+        if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
-            items = []
-            append = items.append
+            aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 17
-            rows = buf[pos:end]
-            if len(rows) == n * 17 and not any(rows[16::17]):
-                for row in _iter_qqB(rows):
-                    item = _new(AbortedTransaction)
-                    item.producer_id, item.first_offset, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + aborted_transactions_n * 17
+            aborted_transactions_rows = buf[pos:end]
+            if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
+                for aborted_transactions_row in _iter_qqB(aborted_transactions_rows):
+                    aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
+                    aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
+                    aborted_transactions_item.unknown_tagged_fields = ()
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                    append(item)
-            o.aborted_transactions = items
+                for _i in range(aborted_transactions_n):
+                    aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
+                    aborted_transactions_append(aborted_transactions_item)
+            o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
         pos += 4
@@ -1034,17 +1032,17 @@ def _write_PartitionData_v12_18(o: PartitionData, out: bytearray) -> None:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         out += _pack_ihqqq(o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset)
         _f = "aborted_transactions[]"
-        items = o.aborted_transactions
-        if items is None:
+        aborted_transactions_items = o.aborted_transactions
+        if aborted_transactions_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_AbortedTransaction_v12_18(item, out)
+        elif len(aborted_transactions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(aborted_transactions_items) + 1)
+            for aborted_transactions_item in aborted_transactions_items:
+                _write_AbortedTransaction_v12_18(aborted_transactions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_AbortedTransaction_v12_18(item, out)
+            _w.write_count(out, len(aborted_transactions_items), True)
+            for aborted_transactions_item in aborted_transactions_items:
+                _write_AbortedTransaction_v12_18(aborted_transactions_item, out)
         _f = "preferred_read_replica"
         out += _pack_i(o.preferred_read_replica)
         _f = "records"
@@ -1082,13 +1080,13 @@ def _write_PartitionData_v12_18(o: PartitionData, out: bytearray) -> None:
 
 def _size_PartitionData_v12_18(o: PartitionData) -> int:
     size = 34
-    items = o.aborted_transactions
-    if items is None:
+    aborted_transactions_items = o.aborted_transactions
+    if aborted_transactions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_AbortedTransaction_v12_18(item)
+        size += _w.count_size(len(aborted_transactions_items), True)
+        for aborted_transactions_item in aborted_transactions_items:
+            size += _size_AbortedTransaction_v12_18(aborted_transactions_item)
     size += _w.compact_bytes_size(o.records)
     count = len(o.unknown_tagged_fields)
     if o.diverging_epoch != EpochEndOffset():
@@ -1115,26 +1113,24 @@ def _size_PartitionData_v12_18(o: PartitionData) -> int:
 # --- FetchableTopicResponse, version 4 ---
 
 def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    o = _new(FetchableTopicResponse)
+    o = FetchableTopicResponse.__new__(FetchableTopicResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v4(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v4(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1151,13 +1147,13 @@ def _write_FetchableTopicResponse_v4(o: FetchableTopicResponse, out: bytearray) 
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionData_v4(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v4(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1165,39 +1161,37 @@ def _write_FetchableTopicResponse_v4(o: FetchableTopicResponse, out: bytearray) 
 def _size_FetchableTopicResponse_v4(o: FetchableTopicResponse) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionData_v4(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v4(partitions_item)
     return size
 
 
 # --- FetchableTopicResponse, versions 5-10 ---
 
 def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    o = _new(FetchableTopicResponse)
+    o = FetchableTopicResponse.__new__(FetchableTopicResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v5_10(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v5_10(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1214,13 +1208,13 @@ def _write_FetchableTopicResponse_v5_10(o: FetchableTopicResponse, out: bytearra
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionData_v5_10(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v5_10(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1228,39 +1222,37 @@ def _write_FetchableTopicResponse_v5_10(o: FetchableTopicResponse, out: bytearra
 def _size_FetchableTopicResponse_v5_10(o: FetchableTopicResponse) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionData_v5_10(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v5_10(partitions_item)
     return size
 
 
 # --- FetchableTopicResponse, version 11 ---
 
 def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    o = _new(FetchableTopicResponse)
+    o = FetchableTopicResponse.__new__(FetchableTopicResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v11(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v11(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1277,13 +1269,13 @@ def _write_FetchableTopicResponse_v11(o: FetchableTopicResponse, out: bytearray)
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionData_v11(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v11(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1291,47 +1283,42 @@ def _write_FetchableTopicResponse_v11(o: FetchableTopicResponse, out: bytearray)
 def _size_FetchableTopicResponse_v11(o: FetchableTopicResponse) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionData_v11(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v11(partitions_item)
     return size
 
 
 # --- FetchableTopicResponse, version 12 ---
 
 def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    o = _new(FetchableTopicResponse)
+    o = FetchableTopicResponse.__new__(FetchableTopicResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic, pos = _w.read_compact_string(buf, pos)
-            if o.topic is None:
-                raise DecodeError("non-nullable field topic was null", offset=pos)
+            o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v12_18(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1362,17 +1349,17 @@ def _write_FetchableTopicResponse_v12(o: FetchableTopicResponse, out: bytearray)
         else:
             _w.write_compact_string(out, o.topic)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v12_18(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v12_18(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v12_18(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v12_18(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1385,13 +1372,13 @@ def _write_FetchableTopicResponse_v12(o: FetchableTopicResponse, out: bytearray)
 def _size_FetchableTopicResponse_v12(o: FetchableTopicResponse) -> int:
     size = 0
     size += _w.compact_string_size(o.topic)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v12_18(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v12_18(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1402,7 +1389,7 @@ def _size_FetchableTopicResponse_v12(o: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, versions 13-18 ---
 
 def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    o = _new(FetchableTopicResponse)
+    o = FetchableTopicResponse.__new__(FetchableTopicResponse)
     o.topic = ''
     _f = ""
     _i = 0
@@ -1410,16 +1397,16 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionData_v12_18(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1443,17 +1430,17 @@ def _write_FetchableTopicResponse_v13_18(o: FetchableTopicResponse, out: bytearr
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionData_v12_18(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v12_18(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionData_v12_18(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_PartitionData_v12_18(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1466,13 +1453,13 @@ def _write_FetchableTopicResponse_v13_18(o: FetchableTopicResponse, out: bytearr
 def _size_FetchableTopicResponse_v13_18(o: FetchableTopicResponse) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionData_v12_18(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_PartitionData_v12_18(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1483,7 +1470,7 @@ def _size_FetchableTopicResponse_v13_18(o: FetchableTopicResponse) -> int:
 # --- NodeEndpoint, versions 16-18 ---
 
 def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    o = _new(NodeEndpoint)
+    o = NodeEndpoint.__new__(NodeEndpoint)
     _f = ""
     _i = 0
     try:
@@ -1491,26 +1478,18 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -1573,7 +1552,7 @@ def _size_NodeEndpoint_v16_18(o: NodeEndpoint) -> int:
 # --- FetchResponse, version 4 ---
 
 def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
     o.node_endpoints = KeyedList()
@@ -1584,16 +1563,16 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v4(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v4(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1612,33 +1591,33 @@ def _write_FetchResponse_v4(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchableTopicResponse_v4(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v4(responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchResponse_v4(o: FetchResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchableTopicResponse_v4(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v4(responses_item)
     return size
 
 
 # --- FetchResponse, versions 5-6 ---
 
 def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
     o.node_endpoints = KeyedList()
@@ -1649,16 +1628,16 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1677,33 +1656,33 @@ def _write_FetchResponse_v5_6(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchableTopicResponse_v5_10(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v5_10(responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchResponse_v5_6(o: FetchResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchableTopicResponse_v5_10(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v5_10(responses_item)
     return size
 
 
 # --- FetchResponse, versions 7-10 ---
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
@@ -1712,16 +1691,16 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1738,33 +1717,33 @@ def _write_FetchResponse_v7_10(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code, session_id"
         out += _pack_ihi(o.throttle_time_ms, o.error_code, o.session_id)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchableTopicResponse_v5_10(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v5_10(responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchResponse_v7_10(o: FetchResponse) -> int:
     size = 10
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchableTopicResponse_v5_10(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v5_10(responses_item)
     return size
 
 
 # --- FetchResponse, version 11 ---
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
@@ -1773,16 +1752,16 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v11(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v11(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1799,33 +1778,33 @@ def _write_FetchResponse_v11(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code, session_id"
         out += _pack_ihi(o.throttle_time_ms, o.error_code, o.session_id)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_FetchableTopicResponse_v11(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v11(responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_FetchResponse_v11(o: FetchResponse) -> int:
     size = 10
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_FetchableTopicResponse_v11(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v11(responses_item)
     return size
 
 
 # --- FetchResponse, version 12 ---
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
@@ -1834,16 +1813,16 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v12(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v12(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1869,17 +1848,17 @@ def _write_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code, session_id"
         out += _pack_ihi(o.throttle_time_ms, o.error_code, o.session_id)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchableTopicResponse_v12(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v12(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchableTopicResponse_v12(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v12(responses_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1891,13 +1870,13 @@ def _write_FetchResponse_v12(o: FetchResponse, out: bytearray) -> None:
 
 def _size_FetchResponse_v12(o: FetchResponse) -> int:
     size = 10
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchableTopicResponse_v12(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v12(responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1908,7 +1887,7 @@ def _size_FetchResponse_v12(o: FetchResponse) -> int:
 # --- FetchResponse, versions 13-15 ---
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
@@ -1917,16 +1896,16 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1952,17 +1931,17 @@ def _write_FetchResponse_v13_15(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code, session_id"
         out += _pack_ihi(o.throttle_time_ms, o.error_code, o.session_id)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchableTopicResponse_v13_18(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v13_18(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchableTopicResponse_v13_18(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v13_18(responses_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1974,13 +1953,13 @@ def _write_FetchResponse_v13_15(o: FetchResponse, out: bytearray) -> None:
 
 def _size_FetchResponse_v13_15(o: FetchResponse) -> int:
     size = 10
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchableTopicResponse_v13_18(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v13_18(responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1991,7 +1970,7 @@ def _size_FetchResponse_v13_15(o: FetchResponse) -> int:
 # --- FetchResponse, versions 16-18 ---
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    o = _new(FetchResponse)
+    o = FetchResponse.__new__(FetchResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
@@ -2000,16 +1979,16 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2021,16 +2000,16 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        items = KeyedList()
-                        append = items.append
-                        for _i in range(n):
-                            item, pos = _read_NodeEndpoint_v16_18(buf, pos)
-                            append(item)
-                        o.node_endpoints = items
+                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
+                        for _i in range(node_endpoints_n):
+                            node_endpoints_item, pos = _read_NodeEndpoint_v16_18(buf, pos)
+                            node_endpoints_append(node_endpoints_item)
+                        o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -2048,33 +2027,33 @@ def _write_FetchResponse_v16_18(o: FetchResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code, session_id"
         out += _pack_ihi(o.throttle_time_ms, o.error_code, o.session_id)
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FetchableTopicResponse_v13_18(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v13_18(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FetchableTopicResponse_v13_18(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_FetchableTopicResponse_v13_18(responses_item, out)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if (o.node_endpoints is None or len(o.node_endpoints) != 0):
             t = bytearray()
             _f = "node_endpoints[]"
-            items = o.node_endpoints
-            if items is None:
+            node_endpoints_items = o.node_endpoints
+            if node_endpoints_items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    _write_NodeEndpoint_v16_18(item, t)
+            elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(node_endpoints_items) + 1)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v16_18(node_endpoints_item, t)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    _write_NodeEndpoint_v16_18(item, t)
+                _w.write_count(t, len(node_endpoints_items), True)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v16_18(node_endpoints_item, t)
             tagged.append((0, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -2086,23 +2065,23 @@ def _write_FetchResponse_v16_18(o: FetchResponse, out: bytearray) -> None:
 
 def _size_FetchResponse_v16_18(o: FetchResponse) -> int:
     size = 10
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FetchableTopicResponse_v13_18(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_FetchableTopicResponse_v13_18(responses_item)
     count = len(o.unknown_tagged_fields)
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
         s = 0
-        items = o.node_endpoints
-        if items is None:
+        node_endpoints_items = o.node_endpoints
+        if node_endpoints_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            for item in items:
-                s += _size_NodeEndpoint_v16_18(item)
+            s += _w.count_size(len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                s += _size_NodeEndpoint_v16_18(node_endpoints_item)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
@@ -49,13 +47,13 @@ class FindCoordinatorRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FindCoordinatorRequest):
             return NotImplemented
         return (
-            self.key == other.key  # type: ignore[attr-defined]
-            and self.key_type == other.key_type  # type: ignore[attr-defined]
-            and self.coordinator_keys == other.coordinator_keys  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.key == other.key
+            and self.key_type == other.key_type
+            and self.coordinator_keys == other.coordinator_keys
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -74,16 +72,14 @@ class FindCoordinatorRequest(GeneratedStruct):
 # --- FindCoordinatorRequest, version 0 ---
 
 def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    o = _new(FindCoordinatorRequest)
+    o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.key_type = 0
     o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
         _f = "key"
-        o.key, pos = _w.read_string(buf, pos)
-        if o.key is None:
-            raise DecodeError("non-nullable field key was null", offset=pos)
+        o.key, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -116,15 +112,13 @@ def _size_FindCoordinatorRequest_v0(o: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, versions 1-2 ---
 
 def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    o = _new(FindCoordinatorRequest)
+    o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
         _f = "key"
-        o.key, pos = _w.read_string(buf, pos)
-        if o.key is None:
-            raise DecodeError("non-nullable field key was null", offset=pos)
+        o.key, pos = _w.read_string_nn(buf, pos)
         _f = "key_type"
         (o.key_type,) = _unpack_b(buf, pos)
         pos += 1
@@ -160,23 +154,18 @@ def _size_FindCoordinatorRequest_v1_2(o: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, version 3 ---
 
 def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    o = _new(FindCoordinatorRequest)
+    o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
         _f = "key"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.key = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.key, pos = _w.read_compact_string(buf, pos)
-            if o.key is None:
-                raise DecodeError("non-nullable field key was null", offset=pos)
+            o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "key_type"
         (o.key_type,) = _unpack_b(buf, pos)
         pos += 1
@@ -235,7 +224,7 @@ def _size_FindCoordinatorRequest_v3(o: FindCoordinatorRequest) -> int:
 # --- FindCoordinatorRequest, versions 4-6 ---
 
 def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
-    o = _new(FindCoordinatorRequest)
+    o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.key = ''
     _f = ""
     _i = 0
@@ -244,17 +233,15 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
         (o.key_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "coordinator_keys"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        coordinator_keys_n, pos = _w.read_count(buf, pos, True)
+        if coordinator_keys_n < 0:
             raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_compact_string(buf, pos)
-                if item is None:
-                    raise DecodeError("null element in array coordinator_keys", offset=pos)
-                items.append(item)
-            o.coordinator_keys = items
+            coordinator_keys_items: list[str] = []
+            for _i in range(coordinator_keys_n):
+                coordinator_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                coordinator_keys_items.append(coordinator_keys_item)
+            o.coordinator_keys = coordinator_keys_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -280,21 +267,21 @@ def _write_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest, out: bytearray
         _f = "key_type"
         out += _pack_b(o.key_type)
         _f = "coordinator_keys"
-        items = o.coordinator_keys
-        if items is None:
+        coordinator_keys_items = o.coordinator_keys
+        if coordinator_keys_items is None:
             raise EncodeError("field coordinator_keys is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                if item is None:
+        elif len(coordinator_keys_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(coordinator_keys_items) + 1)
+            for coordinator_keys_item in coordinator_keys_items:
+                if coordinator_keys_item is None:
                     raise EncodeError("null element in array coordinator_keys")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, coordinator_keys_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                if item is None:
+            _w.write_count(out, len(coordinator_keys_items), True)
+            for coordinator_keys_item in coordinator_keys_items:
+                if coordinator_keys_item is None:
                     raise EncodeError("null element in array coordinator_keys")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, coordinator_keys_item)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -306,13 +293,13 @@ def _write_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest, out: bytearray
 
 def _size_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest) -> int:
     size = 1
-    items = o.coordinator_keys
-    if items is None:
+    coordinator_keys_items = o.coordinator_keys
+    if coordinator_keys_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _w.compact_string_size(item)
+        size += _w.count_size(len(coordinator_keys_items), True)
+        for coordinator_keys_item in coordinator_keys_items:
+            size += _w.compact_string_size(coordinator_keys_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

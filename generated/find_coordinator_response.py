@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -59,16 +57,16 @@ class Coordinator(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Coordinator):
             return NotImplemented
         return (
-            self.key == other.key  # type: ignore[attr-defined]
-            and self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.key == other.key
+            and self.node_id == other.node_id
+            and self.host == other.host
+            and self.port == other.port
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -128,17 +126,17 @@ class FindCoordinatorResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FindCoordinatorResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.coordinators == other.coordinators  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.node_id == other.node_id
+            and self.host == other.host
+            and self.port == other.port
+            and self.coordinators == other.coordinators
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -161,46 +159,33 @@ class FindCoordinatorResponse(GeneratedStruct):
 # --- Coordinator, versions 4-6 ---
 
 def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
-    o = _new(Coordinator)
+    o = Coordinator.__new__(Coordinator)
     _f = ""
     _i = 0
     try:
         _f = "key"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.key = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.key, pos = _w.read_compact_string(buf, pos)
-            if o.key is None:
-                raise DecodeError("non-nullable field key was null", offset=pos)
+            o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, error_code"
         o.port, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -273,7 +258,7 @@ def _size_Coordinator_v4_6(o: Coordinator) -> int:
 # --- FindCoordinatorResponse, version 0 ---
 
 def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    o = _new(FindCoordinatorResponse)
+    o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.throttle_time_ms = 0
     o.error_message = ''
     o.coordinators = []
@@ -284,9 +269,7 @@ def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordina
         o.error_code, o.node_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "host"
-        o.host, pos = _w.read_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        o.host, pos = _w.read_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
@@ -324,7 +307,7 @@ def _size_FindCoordinatorResponse_v0(o: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 1-2 ---
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    o = _new(FindCoordinatorResponse)
+    o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.coordinators = []
     _f = ""
     _i = 0
@@ -338,9 +321,7 @@ def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordi
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        o.host, pos = _w.read_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
@@ -383,7 +364,7 @@ def _size_FindCoordinatorResponse_v1_2(o: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, version 3 ---
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    o = _new(FindCoordinatorResponse)
+    o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.coordinators = []
     _f = ""
     _i = 0
@@ -392,11 +373,8 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -405,17 +383,12 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
@@ -481,7 +454,7 @@ def _size_FindCoordinatorResponse_v3(o: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 4-6 ---
 
 def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    o = _new(FindCoordinatorResponse)
+    o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.error_code = 0
     o.error_message = ''
     o.node_id = 0
@@ -494,16 +467,16 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "coordinators[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        coordinators_n, pos = _w.read_count(buf, pos, True)
+        if coordinators_n < 0:
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Coordinator_v4_6(buf, pos)
-                append(item)
-            o.coordinators = items
+            coordinators_items: list[Coordinator] = []
+            coordinators_append = coordinators_items.append
+            for _i in range(coordinators_n):
+                coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
+                coordinators_append(coordinators_item)
+            o.coordinators = coordinators_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -535,17 +508,17 @@ def _write_FindCoordinatorResponse_v4_6(o: FindCoordinatorResponse, out: bytearr
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "coordinators[]"
-        items = o.coordinators
-        if items is None:
+        coordinators_items = o.coordinators
+        if coordinators_items is None:
             raise EncodeError("field coordinators is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Coordinator_v4_6(item, out)
+        elif len(coordinators_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(coordinators_items) + 1)
+            for coordinators_item in coordinators_items:
+                _write_Coordinator_v4_6(coordinators_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Coordinator_v4_6(item, out)
+            _w.write_count(out, len(coordinators_items), True)
+            for coordinators_item in coordinators_items:
+                _write_Coordinator_v4_6(coordinators_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -557,13 +530,13 @@ def _write_FindCoordinatorResponse_v4_6(o: FindCoordinatorResponse, out: bytearr
 
 def _size_FindCoordinatorResponse_v4_6(o: FindCoordinatorResponse) -> int:
     size = 4
-    items = o.coordinators
-    if items is None:
+    coordinators_items = o.coordinators
+    if coordinators_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Coordinator_v4_6(item)
+        size += _w.count_size(len(coordinators_items), True)
+        for coordinators_item in coordinators_items:
+            size += _size_Coordinator_v4_6(coordinators_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
@@ -74,19 +72,19 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, GetTelemetrySubscriptionsResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.client_instance_id == other.client_instance_id  # type: ignore[attr-defined]
-            and self.subscription_id == other.subscription_id  # type: ignore[attr-defined]
-            and self.accepted_compression_types == other.accepted_compression_types  # type: ignore[attr-defined]
-            and self.push_interval_ms == other.push_interval_ms  # type: ignore[attr-defined]
-            and self.telemetry_max_bytes == other.telemetry_max_bytes  # type: ignore[attr-defined]
-            and self.delta_temporality == other.delta_temporality  # type: ignore[attr-defined]
-            and self.requested_metrics == other.requested_metrics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.client_instance_id == other.client_instance_id
+            and self.subscription_id == other.subscription_id
+            and self.accepted_compression_types == other.accepted_compression_types
+            and self.push_interval_ms == other.push_interval_ms
+            and self.telemetry_max_bytes == other.telemetry_max_bytes
+            and self.delta_temporality == other.delta_temporality
+            and self.requested_metrics == other.requested_metrics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -111,7 +109,7 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
 # --- GetTelemetrySubscriptionsResponse, version 0 ---
 
 def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[GetTelemetrySubscriptionsResponse, int]:
-    o = _new(GetTelemetrySubscriptionsResponse)
+    o = GetTelemetrySubscriptionsResponse.__new__(GetTelemetrySubscriptionsResponse)
     _f = ""
     _i = 0
     try:
@@ -124,34 +122,30 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         (o.subscription_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "accepted_compression_types"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 1
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.accepted_compression_types = list(_unpack_array_b[n](buf, pos + 1))
+        accepted_compression_types_n = buf[pos] - 1
+        end = pos + 1 + accepted_compression_types_n * 1
+        if 0 <= accepted_compression_types_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.accepted_compression_types = list(_unpack_array_b[accepted_compression_types_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
+            if accepted_compression_types_n < 0:
                 raise DecodeError("non-nullable field accepted_compression_types was null", offset=pos)
             else:
-                o.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, n, "b", 1)
+                o.accepted_compression_types, pos = _w.read_fixed_array(buf, pos, accepted_compression_types_n, "b", 1)
         _f = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         o.push_interval_ms, o.telemetry_max_bytes, o.delta_temporality = _unpack_iio(buf, pos)
         pos += 9
         _f = "requested_metrics"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        requested_metrics_n, pos = _w.read_count(buf, pos, True)
+        if requested_metrics_n < 0:
             raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_compact_string(buf, pos)
-                if item is None:
-                    raise DecodeError("null element in array requested_metrics", offset=pos)
-                items.append(item)
-            o.requested_metrics = items
+            requested_metrics_items: list[str] = []
+            for _i in range(requested_metrics_n):
+                requested_metrics_item, pos = _w.read_compact_string_nn(buf, pos)
+                requested_metrics_items.append(requested_metrics_item)
+            o.requested_metrics = requested_metrics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -179,33 +173,33 @@ def _write_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsResp
         _f = "subscription_id"
         out += _pack_i(o.subscription_id)
         _f = "accepted_compression_types"
-        items = o.accepted_compression_types
-        if items is None:
+        accepted_compression_types_items = o.accepted_compression_types
+        if accepted_compression_types_items is None:
             raise EncodeError("field accepted_compression_types is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_b[len(items)](*items)
+        elif len(accepted_compression_types_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(accepted_compression_types_items) + 1)
+            out += _pack_array_b[len(accepted_compression_types_items)](*accepted_compression_types_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "b")
+            _w.write_count(out, len(accepted_compression_types_items), True)
+            _w.write_fixed_array(out, accepted_compression_types_items, "b")
         _f = "push_interval_ms, telemetry_max_bytes, delta_temporality"
         out += _pack_iio(o.push_interval_ms, o.telemetry_max_bytes, o.delta_temporality)
         _f = "requested_metrics"
-        items = o.requested_metrics
-        if items is None:
+        requested_metrics_items = o.requested_metrics
+        if requested_metrics_items is None:
             raise EncodeError("field requested_metrics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                if item is None:
+        elif len(requested_metrics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(requested_metrics_items) + 1)
+            for requested_metrics_item in requested_metrics_items:
+                if requested_metrics_item is None:
                     raise EncodeError("null element in array requested_metrics")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, requested_metrics_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                if item is None:
+            _w.write_count(out, len(requested_metrics_items), True)
+            for requested_metrics_item in requested_metrics_items:
+                if requested_metrics_item is None:
                     raise EncodeError("null element in array requested_metrics")
-                _w.write_compact_string(out, item)
+                _w.write_compact_string(out, requested_metrics_item)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -218,19 +212,19 @@ def _write_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsResp
 def _size_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsResponse) -> int:
     size = 19
     size += 16
-    items = o.accepted_compression_types
-    if items is None:
+    accepted_compression_types_items = o.accepted_compression_types
+    if accepted_compression_types_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 1 * len(items)
-    items = o.requested_metrics
-    if items is None:
+        size += _w.count_size(len(accepted_compression_types_items), True)
+        size += 1 * len(accepted_compression_types_items)
+    requested_metrics_items = o.requested_metrics
+    if requested_metrics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _w.compact_string_size(item)
+        size += _w.count_size(len(requested_metrics_items), True)
+        for requested_metrics_item in requested_metrics_items:
+            size += _w.compact_string_size(requested_metrics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -65,18 +63,18 @@ class MemberMetadata(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MemberMetadata):
             return NotImplemented
         return (
-            self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.client_id == other.client_id  # type: ignore[attr-defined]
-            and self.client_host == other.client_host  # type: ignore[attr-defined]
-            and self.rebalance_timeout == other.rebalance_timeout  # type: ignore[attr-defined]
-            and self.session_timeout == other.session_timeout  # type: ignore[attr-defined]
-            and self.subscription == other.subscription  # type: ignore[attr-defined]
-            and self.assignment == other.assignment  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.client_id == other.client_id
+            and self.client_host == other.client_host
+            and self.rebalance_timeout == other.rebalance_timeout
+            and self.session_timeout == other.session_timeout
+            and self.subscription == other.subscription
+            and self.assignment == other.assignment
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -135,16 +133,16 @@ class GroupMetadataValue(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, GroupMetadataValue):
             return NotImplemented
         return (
-            self.protocol_type == other.protocol_type  # type: ignore[attr-defined]
-            and self.generation == other.generation  # type: ignore[attr-defined]
-            and self.protocol == other.protocol  # type: ignore[attr-defined]
-            and self.leader == other.leader  # type: ignore[attr-defined]
-            and self.current_state_timestamp == other.current_state_timestamp  # type: ignore[attr-defined]
-            and self.members == other.members  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.protocol_type == other.protocol_type
+            and self.generation == other.generation
+            and self.protocol == other.protocol
+            and self.leader == other.leader
+            and self.current_state_timestamp == other.current_state_timestamp
+            and self.members == other.members
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -166,35 +164,25 @@ class GroupMetadataValue(GeneratedStruct):
 # --- MemberMetadata, version 0 ---
 
 def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    o = _new(MemberMetadata)
+    o = MemberMetadata.__new__(MemberMetadata)
     o.group_instance_id = None
     o.rebalance_timeout = 0
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "client_id"
-        o.client_id, pos = _w.read_string(buf, pos)
-        if o.client_id is None:
-            raise DecodeError("non-nullable field client_id was null", offset=pos)
+        o.client_id, pos = _w.read_string_nn(buf, pos)
         _f = "client_host"
-        o.client_host, pos = _w.read_string(buf, pos)
-        if o.client_host is None:
-            raise DecodeError("non-nullable field client_host was null", offset=pos)
+        o.client_host, pos = _w.read_string_nn(buf, pos)
         _f = "session_timeout"
         (o.session_timeout,) = _unpack_i(buf, pos)
         pos += 4
         _f = "subscription"
-        o.subscription, pos = _w.read_bytes(buf, pos)
-        if o.subscription is None:
-            raise DecodeError("non-nullable field subscription was null", offset=pos)
+        o.subscription, pos = _w.read_bytes_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -245,34 +233,24 @@ def _size_MemberMetadata_v0(o: MemberMetadata) -> int:
 # --- MemberMetadata, versions 1-2 ---
 
 def _read_MemberMetadata_v1_2(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    o = _new(MemberMetadata)
+    o = MemberMetadata.__new__(MemberMetadata)
     o.group_instance_id = None
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "client_id"
-        o.client_id, pos = _w.read_string(buf, pos)
-        if o.client_id is None:
-            raise DecodeError("non-nullable field client_id was null", offset=pos)
+        o.client_id, pos = _w.read_string_nn(buf, pos)
         _f = "client_host"
-        o.client_host, pos = _w.read_string(buf, pos)
-        if o.client_host is None:
-            raise DecodeError("non-nullable field client_host was null", offset=pos)
+        o.client_host, pos = _w.read_string_nn(buf, pos)
         _f = "rebalance_timeout, session_timeout"
         o.rebalance_timeout, o.session_timeout = _unpack_ii(buf, pos)
         pos += 8
         _f = "subscription"
-        o.subscription, pos = _w.read_bytes(buf, pos)
-        if o.subscription is None:
-            raise DecodeError("non-nullable field subscription was null", offset=pos)
+        o.subscription, pos = _w.read_bytes_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -323,35 +301,25 @@ def _size_MemberMetadata_v1_2(o: MemberMetadata) -> int:
 # --- MemberMetadata, version 3 ---
 
 def _read_MemberMetadata_v3(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    o = _new(MemberMetadata)
+    o = MemberMetadata.__new__(MemberMetadata)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "client_id"
-        o.client_id, pos = _w.read_string(buf, pos)
-        if o.client_id is None:
-            raise DecodeError("non-nullable field client_id was null", offset=pos)
+        o.client_id, pos = _w.read_string_nn(buf, pos)
         _f = "client_host"
-        o.client_host, pos = _w.read_string(buf, pos)
-        if o.client_host is None:
-            raise DecodeError("non-nullable field client_host was null", offset=pos)
+        o.client_host, pos = _w.read_string_nn(buf, pos)
         _f = "rebalance_timeout, session_timeout"
         o.rebalance_timeout, o.session_timeout = _unpack_ii(buf, pos)
         pos += 8
         _f = "subscription"
-        o.subscription, pos = _w.read_bytes(buf, pos)
-        if o.subscription is None:
-            raise DecodeError("non-nullable field subscription was null", offset=pos)
+        o.subscription, pos = _w.read_bytes_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -405,67 +373,45 @@ def _size_MemberMetadata_v3(o: MemberMetadata) -> int:
 # --- MemberMetadata, version 4 ---
 
 def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    o = _new(MemberMetadata)
+    o = MemberMetadata.__new__(MemberMetadata)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "client_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.client_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.client_id, pos = _w.read_compact_string(buf, pos)
-            if o.client_id is None:
-                raise DecodeError("non-nullable field client_id was null", offset=pos)
+            o.client_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.client_host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.client_host, pos = _w.read_compact_string(buf, pos)
-            if o.client_host is None:
-                raise DecodeError("non-nullable field client_host was null", offset=pos)
+            o.client_host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "rebalance_timeout, session_timeout"
         o.rebalance_timeout, o.session_timeout = _unpack_ii(buf, pos)
         pos += 8
         _f = "subscription"
-        o.subscription, pos = _w.read_compact_bytes(buf, pos)
-        if o.subscription is None:
-            raise DecodeError("non-nullable field subscription was null", offset=pos)
+        o.subscription, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_compact_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -552,15 +498,13 @@ def _size_MemberMetadata_v4(o: MemberMetadata) -> int:
 # --- GroupMetadataValue, version 0 ---
 
 def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    o = _new(GroupMetadataValue)
+    o = GroupMetadataValue.__new__(GroupMetadataValue)
     o.current_state_timestamp = -1
     _f = ""
     _i = 0
     try:
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
@@ -569,16 +513,16 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         _f = "leader"
         o.leader, pos = _w.read_string(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberMetadata_v0(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberMetadata] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberMetadata_v0(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -601,13 +545,13 @@ def _write_GroupMetadataValue_v0(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "leader"
         _w.write_string(out, o.leader)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberMetadata_v0(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberMetadata_v0(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -617,28 +561,26 @@ def _size_GroupMetadataValue_v0(o: GroupMetadataValue) -> int:
     size += _w.string_size(o.protocol_type)
     size += _w.string_size(o.protocol)
     size += _w.string_size(o.leader)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberMetadata_v0(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberMetadata_v0(members_item)
     return size
 
 
 # --- GroupMetadataValue, version 1 ---
 
 def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    o = _new(GroupMetadataValue)
+    o = GroupMetadataValue.__new__(GroupMetadataValue)
     o.current_state_timestamp = -1
     _f = ""
     _i = 0
     try:
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
@@ -647,16 +589,16 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         _f = "leader"
         o.leader, pos = _w.read_string(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberMetadata] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -679,13 +621,13 @@ def _write_GroupMetadataValue_v1(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "leader"
         _w.write_string(out, o.leader)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberMetadata_v1_2(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -695,27 +637,25 @@ def _size_GroupMetadataValue_v1(o: GroupMetadataValue) -> int:
     size += _w.string_size(o.protocol_type)
     size += _w.string_size(o.protocol)
     size += _w.string_size(o.leader)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberMetadata_v1_2(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberMetadata_v1_2(members_item)
     return size
 
 
 # --- GroupMetadataValue, version 2 ---
 
 def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    o = _new(GroupMetadataValue)
+    o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
     try:
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
@@ -727,16 +667,16 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberMetadata] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -761,13 +701,13 @@ def _write_GroupMetadataValue_v2(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "current_state_timestamp"
         out += _pack_q(o.current_state_timestamp)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberMetadata_v1_2(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberMetadata_v1_2(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -777,27 +717,25 @@ def _size_GroupMetadataValue_v2(o: GroupMetadataValue) -> int:
     size += _w.string_size(o.protocol_type)
     size += _w.string_size(o.protocol)
     size += _w.string_size(o.leader)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberMetadata_v1_2(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberMetadata_v1_2(members_item)
     return size
 
 
 # --- GroupMetadataValue, version 3 ---
 
 def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    o = _new(GroupMetadataValue)
+    o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
     try:
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
@@ -809,16 +747,16 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberMetadata_v3(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberMetadata] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberMetadata_v3(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -843,13 +781,13 @@ def _write_GroupMetadataValue_v3(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "current_state_timestamp"
         out += _pack_q(o.current_state_timestamp)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberMetadata_v3(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberMetadata_v3(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -859,54 +797,43 @@ def _size_GroupMetadataValue_v3(o: GroupMetadataValue) -> int:
     size += _w.string_size(o.protocol_type)
     size += _w.string_size(o.protocol)
     size += _w.string_size(o.leader)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberMetadata_v3(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberMetadata_v3(members_item)
     return size
 
 
 # --- GroupMetadataValue, version 4 ---
 
 def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    o = _new(GroupMetadataValue)
+    o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
     try:
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.protocol_type, pos = _w.read_compact_string(buf, pos)
-            if o.protocol_type is None:
-                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+            o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
         _f = "protocol"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.leader = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -915,16 +842,16 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberMetadata_v4(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberMetadata] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberMetadata_v4(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -963,17 +890,17 @@ def _write_GroupMetadataValue_v4(o: GroupMetadataValue, out: bytearray) -> None:
         _f = "current_state_timestamp"
         out += _pack_q(o.current_state_timestamp)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MemberMetadata_v4(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_MemberMetadata_v4(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MemberMetadata_v4(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_MemberMetadata_v4(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -988,13 +915,13 @@ def _size_GroupMetadataValue_v4(o: GroupMetadataValue) -> int:
     size += _w.compact_string_size(o.protocol_type)
     size += _w.compact_string_size(o.protocol)
     size += _w.compact_string_size(o.leader)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MemberMetadata_v4(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_MemberMetadata_v4(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -52,14 +50,14 @@ class HeartbeatRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, HeartbeatRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.generation_id == other.generation_id  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.generation_id == other.generation_id
+            and self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -79,22 +77,18 @@ class HeartbeatRequest(GeneratedStruct):
 # --- HeartbeatRequest, versions 0-2 ---
 
 def _read_HeartbeatRequest_v0_2(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    o = _new(HeartbeatRequest)
+    o = HeartbeatRequest.__new__(HeartbeatRequest)
     o.group_instance_id = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -132,21 +126,17 @@ def _size_HeartbeatRequest_v0_2(o: HeartbeatRequest) -> int:
 # --- HeartbeatRequest, version 3 ---
 
 def _read_HeartbeatRequest_v3(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    o = _new(HeartbeatRequest)
+    o = HeartbeatRequest.__new__(HeartbeatRequest)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         o.unknown_tagged_fields = ()
@@ -187,43 +177,30 @@ def _size_HeartbeatRequest_v3(o: HeartbeatRequest) -> int:
 # --- HeartbeatRequest, version 4 ---
 
 def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, int]:
-    o = _new(HeartbeatRequest)
+    o = HeartbeatRequest.__new__(HeartbeatRequest)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:

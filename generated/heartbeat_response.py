@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
@@ -48,12 +46,12 @@ class HeartbeatResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, HeartbeatResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -71,7 +69,7 @@ class HeartbeatResponse(GeneratedStruct):
 # --- HeartbeatResponse, version 0 ---
 
 def _read_HeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    o = _new(HeartbeatResponse)
+    o = HeartbeatResponse.__new__(HeartbeatResponse)
     o.throttle_time_ms = 0
     _f = ""
     _i = 0
@@ -104,7 +102,7 @@ def _size_HeartbeatResponse_v0(o: HeartbeatResponse) -> int:
 # --- HeartbeatResponse, versions 1-3 ---
 
 def _read_HeartbeatResponse_v1_3(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    o = _new(HeartbeatResponse)
+    o = HeartbeatResponse.__new__(HeartbeatResponse)
     _f = ""
     _i = 0
     try:
@@ -136,7 +134,7 @@ def _size_HeartbeatResponse_v1_3(o: HeartbeatResponse) -> int:
 # --- HeartbeatResponse, version 4 ---
 
 def _read_HeartbeatResponse_v4(buf: bytes, pos: int) -> tuple[HeartbeatResponse, int]:
-    o = _new(HeartbeatResponse)
+    o = HeartbeatResponse.__new__(HeartbeatResponse)
     _f = ""
     _i = 0
     try:

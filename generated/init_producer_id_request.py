@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -62,16 +60,16 @@ class InitProducerIdRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, InitProducerIdRequest):
             return NotImplemented
         return (
-            self.transactional_id == other.transactional_id  # type: ignore[attr-defined]
-            and self.transaction_timeout_ms == other.transaction_timeout_ms  # type: ignore[attr-defined]
-            and self.producer_id == other.producer_id  # type: ignore[attr-defined]
-            and self.producer_epoch == other.producer_epoch  # type: ignore[attr-defined]
-            and self.enable2_pc == other.enable2_pc  # type: ignore[attr-defined]
-            and self.keep_prepared_txn == other.keep_prepared_txn  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.transactional_id == other.transactional_id
+            and self.transaction_timeout_ms == other.transaction_timeout_ms
+            and self.producer_id == other.producer_id
+            and self.producer_epoch == other.producer_epoch
+            and self.enable2_pc == other.enable2_pc
+            and self.keep_prepared_txn == other.keep_prepared_txn
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -93,7 +91,7 @@ class InitProducerIdRequest(GeneratedStruct):
 # --- InitProducerIdRequest, versions 0-1 ---
 
 def _read_InitProducerIdRequest_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    o = _new(InitProducerIdRequest)
+    o = InitProducerIdRequest.__new__(InitProducerIdRequest)
     o.producer_id = -1
     o.producer_epoch = -1
     o.enable2_pc = False
@@ -142,7 +140,7 @@ def _size_InitProducerIdRequest_v0_1(o: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, version 2 ---
 
 def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    o = _new(InitProducerIdRequest)
+    o = InitProducerIdRequest.__new__(InitProducerIdRequest)
     o.producer_id = -1
     o.producer_epoch = -1
     o.enable2_pc = False
@@ -151,11 +149,8 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
     _i = 0
     try:
         _f = "transactional_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.transactional_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -217,18 +212,15 @@ def _size_InitProducerIdRequest_v2(o: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, versions 3-5 ---
 
 def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    o = _new(InitProducerIdRequest)
+    o = InitProducerIdRequest.__new__(InitProducerIdRequest)
     o.enable2_pc = False
     o.keep_prepared_txn = False
     _f = ""
     _i = 0
     try:
         _f = "transactional_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.transactional_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -286,16 +278,13 @@ def _size_InitProducerIdRequest_v3_5(o: InitProducerIdRequest) -> int:
 # --- InitProducerIdRequest, version 6 ---
 
 def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerIdRequest, int]:
-    o = _new(InitProducerIdRequest)
+    o = InitProducerIdRequest.__new__(InitProducerIdRequest)
     _f = ""
     _i = 0
     try:
         _f = "transactional_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.transactional_id = buf[pos + 1:end].decode()
             pos = end
         else:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ihqh = struct.Struct(">ihqh").unpack_from
 _pack_ihqh = struct.Struct(">ihqh").pack
@@ -60,16 +58,16 @@ class InitProducerIdResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, InitProducerIdResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.producer_id == other.producer_id  # type: ignore[attr-defined]
-            and self.producer_epoch == other.producer_epoch  # type: ignore[attr-defined]
-            and self.ongoing_txn_producer_id == other.ongoing_txn_producer_id  # type: ignore[attr-defined]
-            and self.ongoing_txn_producer_epoch == other.ongoing_txn_producer_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.producer_id == other.producer_id
+            and self.producer_epoch == other.producer_epoch
+            and self.ongoing_txn_producer_id == other.ongoing_txn_producer_id
+            and self.ongoing_txn_producer_epoch == other.ongoing_txn_producer_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -91,7 +89,7 @@ class InitProducerIdResponse(GeneratedStruct):
 # --- InitProducerIdResponse, versions 0-1 ---
 
 def _read_InitProducerIdResponse_v0_1(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    o = _new(InitProducerIdResponse)
+    o = InitProducerIdResponse.__new__(InitProducerIdResponse)
     o.ongoing_txn_producer_id = -1
     o.ongoing_txn_producer_epoch = -1
     _f = ""
@@ -129,7 +127,7 @@ def _size_InitProducerIdResponse_v0_1(o: InitProducerIdResponse) -> int:
 # --- InitProducerIdResponse, versions 2-5 ---
 
 def _read_InitProducerIdResponse_v2_5(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    o = _new(InitProducerIdResponse)
+    o = InitProducerIdResponse.__new__(InitProducerIdResponse)
     o.ongoing_txn_producer_id = -1
     o.ongoing_txn_producer_epoch = -1
     _f = ""
@@ -185,7 +183,7 @@ def _size_InitProducerIdResponse_v2_5(o: InitProducerIdResponse) -> int:
 # --- InitProducerIdResponse, version 6 ---
 
 def _read_InitProducerIdResponse_v6(buf: bytes, pos: int) -> tuple[InitProducerIdResponse, int]:
-    o = _new(InitProducerIdResponse)
+    o = InitProducerIdResponse.__new__(InitProducerIdResponse)
     _f = ""
     _i = 0
     try:

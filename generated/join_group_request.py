@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -45,12 +43,12 @@ class JoinGroupRequestProtocol(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, JoinGroupRequestProtocol):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.metadata == other.metadata
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -109,18 +107,18 @@ class JoinGroupRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, JoinGroupRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.session_timeout_ms == other.session_timeout_ms  # type: ignore[attr-defined]
-            and self.rebalance_timeout_ms == other.rebalance_timeout_ms  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.protocol_type == other.protocol_type  # type: ignore[attr-defined]
-            and self.protocols == other.protocols  # type: ignore[attr-defined]
-            and self.reason == other.reason  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.session_timeout_ms == other.session_timeout_ms
+            and self.rebalance_timeout_ms == other.rebalance_timeout_ms
+            and self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.protocol_type == other.protocol_type
+            and self.protocols == other.protocols
+            and self.reason == other.reason
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -144,18 +142,14 @@ class JoinGroupRequest(GeneratedStruct):
 # --- JoinGroupRequestProtocol, versions 0-5 ---
 
 def _read_JoinGroupRequestProtocol_v0_5(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    o = _new(JoinGroupRequestProtocol)
+    o = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "metadata"
-        o.metadata, pos = _w.read_bytes(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -189,26 +183,19 @@ def _size_JoinGroupRequestProtocol_v0_5(o: JoinGroupRequestProtocol) -> int:
 # --- JoinGroupRequestProtocol, versions 6-9 ---
 
 def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    o = _new(JoinGroupRequestProtocol)
+    o = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "metadata"
-        o.metadata, pos = _w.read_compact_bytes(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -265,7 +252,7 @@ def _size_JoinGroupRequestProtocol_v6_9(o: JoinGroupRequestProtocol) -> int:
 # --- JoinGroupRequest, version 0 ---
 
 def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    o = _new(JoinGroupRequest)
+    o = JoinGroupRequest.__new__(JoinGroupRequest)
     o.rebalance_timeout_ms = -1
     o.group_instance_id = None
     o.reason = None
@@ -273,31 +260,25 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "session_timeout_ms"
         (o.session_timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        protocols_n, pos = _w.read_count(buf, pos, False)
+        if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                append(item)
-            o.protocols = items
+            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
+            for _i in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+                protocols_append(protocols_item)
+            o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -326,13 +307,13 @@ def _write_JoinGroupRequest_v0(o: JoinGroupRequest, out: bytearray) -> None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
         _w.write_string(out, o.protocol_type)
         _f = "protocols[]"
-        items = o.protocols
-        if items is None:
+        protocols_items = o.protocols
+        if protocols_items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v0_5(item, out)
+            _w.write_count(out, len(protocols_items), False)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -342,51 +323,45 @@ def _size_JoinGroupRequest_v0(o: JoinGroupRequest) -> int:
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
     size += _w.string_size(o.protocol_type)
-    items = o.protocols
-    if items is None:
+    protocols_items = o.protocols
+    if protocols_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupRequestProtocol_v0_5(item)
+        size += _w.count_size(len(protocols_items), False)
+        for protocols_item in protocols_items:
+            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
     return size
 
 
 # --- JoinGroupRequest, versions 1-4 ---
 
 def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    o = _new(JoinGroupRequest)
+    o = JoinGroupRequest.__new__(JoinGroupRequest)
     o.group_instance_id = None
     o.reason = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        protocols_n, pos = _w.read_count(buf, pos, False)
+        if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                append(item)
-            o.protocols = items
+            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
+            for _i in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+                protocols_append(protocols_item)
+            o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -415,13 +390,13 @@ def _write_JoinGroupRequest_v1_4(o: JoinGroupRequest, out: bytearray) -> None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
         _w.write_string(out, o.protocol_type)
         _f = "protocols[]"
-        items = o.protocols
-        if items is None:
+        protocols_items = o.protocols
+        if protocols_items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v0_5(item, out)
+            _w.write_count(out, len(protocols_items), False)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -431,52 +406,46 @@ def _size_JoinGroupRequest_v1_4(o: JoinGroupRequest) -> int:
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
     size += _w.string_size(o.protocol_type)
-    items = o.protocols
-    if items is None:
+    protocols_items = o.protocols
+    if protocols_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupRequestProtocol_v0_5(item)
+        size += _w.count_size(len(protocols_items), False)
+        for protocols_item in protocols_items:
+            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
     return size
 
 
 # --- JoinGroupRequest, version 5 ---
 
 def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    o = _new(JoinGroupRequest)
+    o = JoinGroupRequest.__new__(JoinGroupRequest)
     o.reason = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "protocol_type"
-        o.protocol_type, pos = _w.read_string(buf, pos)
-        if o.protocol_type is None:
-            raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+        o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        protocols_n, pos = _w.read_count(buf, pos, False)
+        if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                append(item)
-            o.protocols = items
+            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
+            for _i in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+                protocols_append(protocols_item)
+            o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -505,13 +474,13 @@ def _write_JoinGroupRequest_v5(o: JoinGroupRequest, out: bytearray) -> None:
             raise EncodeError("field protocol_type is null but not nullable at this version")
         _w.write_string(out, o.protocol_type)
         _f = "protocols[]"
-        items = o.protocols
-        if items is None:
+        protocols_items = o.protocols
+        if protocols_items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v0_5(item, out)
+            _w.write_count(out, len(protocols_items), False)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v0_5(protocols_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -522,84 +491,66 @@ def _size_JoinGroupRequest_v5(o: JoinGroupRequest) -> int:
     size += _w.string_size(o.member_id)
     size += _w.string_size(o.group_instance_id)
     size += _w.string_size(o.protocol_type)
-    items = o.protocols
-    if items is None:
+    protocols_items = o.protocols
+    if protocols_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupRequestProtocol_v0_5(item)
+        size += _w.count_size(len(protocols_items), False)
+        for protocols_item in protocols_items:
+            size += _size_JoinGroupRequestProtocol_v0_5(protocols_item)
     return size
 
 
 # --- JoinGroupRequest, versions 6-7 ---
 
 def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    o = _new(JoinGroupRequest)
+    o = JoinGroupRequest.__new__(JoinGroupRequest)
     o.reason = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.protocol_type, pos = _w.read_compact_string(buf, pos)
-            if o.protocol_type is None:
-                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+            o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        protocols_n, pos = _w.read_count(buf, pos, True)
+        if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                append(item)
-            o.protocols = items
+            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
+            for _i in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+                protocols_append(protocols_item)
+            o.protocols = protocols_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -652,17 +603,17 @@ def _write_JoinGroupRequest_v6_7(o: JoinGroupRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.protocol_type)
         _f = "protocols[]"
-        items = o.protocols
-        if items is None:
+        protocols_items = o.protocols
+        if protocols_items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v6_9(item, out)
+        elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(protocols_items) + 1)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v6_9(item, out)
+            _w.write_count(out, len(protocols_items), True)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -678,13 +629,13 @@ def _size_JoinGroupRequest_v6_7(o: JoinGroupRequest) -> int:
     size += _w.compact_string_size(o.member_id)
     size += _w.compact_string_size(o.group_instance_id)
     size += _w.compact_string_size(o.protocol_type)
-    items = o.protocols
-    if items is None:
+    protocols_items = o.protocols
+    if protocols_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_JoinGroupRequestProtocol_v6_9(item)
+        size += _w.count_size(len(protocols_items), True)
+        for protocols_item in protocols_items:
+            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -695,76 +646,55 @@ def _size_JoinGroupRequest_v6_7(o: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 8-9 ---
 
 def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    o = _new(JoinGroupRequest)
+    o = JoinGroupRequest.__new__(JoinGroupRequest)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.protocol_type, pos = _w.read_compact_string(buf, pos)
-            if o.protocol_type is None:
-                raise DecodeError("non-nullable field protocol_type was null", offset=pos)
+            o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        protocols_n, pos = _w.read_count(buf, pos, True)
+        if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                append(item)
-            o.protocols = items
+            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
+            for _i in range(protocols_n):
+                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+                protocols_append(protocols_item)
+            o.protocols = protocols_items
         _f = "reason"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.reason = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -821,17 +751,17 @@ def _write_JoinGroupRequest_v8_9(o: JoinGroupRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.protocol_type)
         _f = "protocols[]"
-        items = o.protocols
-        if items is None:
+        protocols_items = o.protocols
+        if protocols_items is None:
             raise EncodeError("field protocols is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v6_9(item, out)
+        elif len(protocols_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(protocols_items) + 1)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_JoinGroupRequestProtocol_v6_9(item, out)
+            _w.write_count(out, len(protocols_items), True)
+            for protocols_item in protocols_items:
+                _write_JoinGroupRequestProtocol_v6_9(protocols_item, out)
         _f = "reason"
         _w.write_compact_string(out, o.reason)
         _f = "(tagged fields)"
@@ -849,13 +779,13 @@ def _size_JoinGroupRequest_v8_9(o: JoinGroupRequest) -> int:
     size += _w.compact_string_size(o.member_id)
     size += _w.compact_string_size(o.group_instance_id)
     size += _w.compact_string_size(o.protocol_type)
-    items = o.protocols
-    if items is None:
+    protocols_items = o.protocols
+    if protocols_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_JoinGroupRequestProtocol_v6_9(item)
+        size += _w.count_size(len(protocols_items), True)
+        for protocols_item in protocols_items:
+            size += _size_JoinGroupRequestProtocol_v6_9(protocols_item)
     size += _w.compact_string_size(o.reason)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hi = struct.Struct(">hi").unpack_from
 _pack_hi = struct.Struct(">hi").pack
@@ -50,13 +48,13 @@ class JoinGroupResponseMember(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, JoinGroupResponseMember):
             return NotImplemented
         return (
-            self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.metadata == other.metadata
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -119,19 +117,19 @@ class JoinGroupResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, JoinGroupResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.generation_id == other.generation_id  # type: ignore[attr-defined]
-            and self.protocol_type == other.protocol_type  # type: ignore[attr-defined]
-            and self.protocol_name == other.protocol_name  # type: ignore[attr-defined]
-            and self.leader == other.leader  # type: ignore[attr-defined]
-            and self.skip_assignment == other.skip_assignment  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.members == other.members  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.generation_id == other.generation_id
+            and self.protocol_type == other.protocol_type
+            and self.protocol_name == other.protocol_name
+            and self.leader == other.leader
+            and self.skip_assignment == other.skip_assignment
+            and self.member_id == other.member_id
+            and self.members == other.members
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -156,19 +154,15 @@ class JoinGroupResponse(GeneratedStruct):
 # --- JoinGroupResponseMember, versions 0-4 ---
 
 def _read_JoinGroupResponseMember_v0_4(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    o = _new(JoinGroupResponseMember)
+    o = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
     o.group_instance_id = None
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "metadata"
-        o.metadata, pos = _w.read_bytes(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -202,20 +196,16 @@ def _size_JoinGroupResponseMember_v0_4(o: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, version 5 ---
 
 def _read_JoinGroupResponseMember_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    o = _new(JoinGroupResponseMember)
+    o = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "metadata"
-        o.metadata, pos = _w.read_bytes(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -252,36 +242,26 @@ def _size_JoinGroupResponseMember_v5(o: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, versions 6-9 ---
 
 def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    o = _new(JoinGroupResponseMember)
+    o = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "metadata"
-        o.metadata, pos = _w.read_compact_bytes(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -341,7 +321,7 @@ def _size_JoinGroupResponseMember_v6_9(o: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponse, versions 0-1 ---
 
 def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     o.throttle_time_ms = 0
     o.protocol_type = None
     o.skip_assignment = False
@@ -352,28 +332,22 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         o.error_code, o.generation_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_string(buf, pos)
-        if o.protocol_name is None:
-            raise DecodeError("non-nullable field protocol_name was null", offset=pos)
+        o.protocol_name, pos = _w.read_string_nn(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        o.leader, pos = _w.read_string_nn(buf, pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -402,13 +376,13 @@ def _write_JoinGroupResponse_v0_1(o: JoinGroupResponse, out: bytearray) -> None:
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupResponseMember_v0_4(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -418,20 +392,20 @@ def _size_JoinGroupResponse_v0_1(o: JoinGroupResponse) -> int:
     size += _w.string_size(o.protocol_name)
     size += _w.string_size(o.leader)
     size += _w.string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v0_4(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v0_4(members_item)
     return size
 
 
 # --- JoinGroupResponse, versions 2-4 ---
 
 def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     o.protocol_type = None
     o.skip_assignment = False
     _f = ""
@@ -441,28 +415,22 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_string(buf, pos)
-        if o.protocol_name is None:
-            raise DecodeError("non-nullable field protocol_name was null", offset=pos)
+        o.protocol_name, pos = _w.read_string_nn(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        o.leader, pos = _w.read_string_nn(buf, pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -491,13 +459,13 @@ def _write_JoinGroupResponse_v2_4(o: JoinGroupResponse, out: bytearray) -> None:
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupResponseMember_v0_4(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v0_4(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -507,20 +475,20 @@ def _size_JoinGroupResponse_v2_4(o: JoinGroupResponse) -> int:
     size += _w.string_size(o.protocol_name)
     size += _w.string_size(o.leader)
     size += _w.string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v0_4(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v0_4(members_item)
     return size
 
 
 # --- JoinGroupResponse, version 5 ---
 
 def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     o.protocol_type = None
     o.skip_assignment = False
     _f = ""
@@ -530,28 +498,22 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
-        o.protocol_name, pos = _w.read_string(buf, pos)
-        if o.protocol_name is None:
-            raise DecodeError("non-nullable field protocol_name was null", offset=pos)
+        o.protocol_name, pos = _w.read_string_nn(buf, pos)
         _f = "leader"
-        o.leader, pos = _w.read_string(buf, pos)
-        if o.leader is None:
-            raise DecodeError("non-nullable field leader was null", offset=pos)
+        o.leader, pos = _w.read_string_nn(buf, pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -580,13 +542,13 @@ def _write_JoinGroupResponse_v5(o: JoinGroupResponse, out: bytearray) -> None:
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_JoinGroupResponseMember_v5(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v5(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -596,20 +558,20 @@ def _size_JoinGroupResponse_v5(o: JoinGroupResponse) -> int:
     size += _w.string_size(o.protocol_name)
     size += _w.string_size(o.leader)
     size += _w.string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v5(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v5(members_item)
     return size
 
 
 # --- JoinGroupResponse, version 6 ---
 
 def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     o.protocol_type = None
     o.skip_assignment = False
     _f = ""
@@ -619,52 +581,37 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.protocol_name, pos = _w.read_compact_string(buf, pos)
-            if o.protocol_name is None:
-                raise DecodeError("non-nullable field protocol_name was null", offset=pos)
+            o.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "leader"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.leader = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.leader, pos = _w.read_compact_string(buf, pos)
-            if o.leader is None:
-                raise DecodeError("non-nullable field leader was null", offset=pos)
+            o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -717,17 +664,17 @@ def _write_JoinGroupResponse_v6(o: JoinGroupResponse, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -742,13 +689,13 @@ def _size_JoinGroupResponse_v6(o: JoinGroupResponse) -> int:
     size += _w.compact_string_size(o.protocol_name)
     size += _w.compact_string_size(o.leader)
     size += _w.compact_string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v6_9(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v6_9(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -759,7 +706,7 @@ def _size_JoinGroupResponse_v6(o: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, versions 7-8 ---
 
 def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     o.skip_assignment = False
     _f = ""
     _i = 0
@@ -768,60 +715,44 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_name = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.leader = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.leader, pos = _w.read_compact_string(buf, pos)
-            if o.leader is None:
-                raise DecodeError("non-nullable field leader was null", offset=pos)
+            o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -869,17 +800,17 @@ def _write_JoinGroupResponse_v7_8(o: JoinGroupResponse, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -895,13 +826,13 @@ def _size_JoinGroupResponse_v7_8(o: JoinGroupResponse) -> int:
     size += _w.compact_string_size(o.protocol_name)
     size += _w.compact_string_size(o.leader)
     size += _w.compact_string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v6_9(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v6_9(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -912,7 +843,7 @@ def _size_JoinGroupResponse_v7_8(o: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 9 ---
 
 def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    o = _new(JoinGroupResponse)
+    o = JoinGroupResponse.__new__(JoinGroupResponse)
     _f = ""
     _i = 0
     try:
@@ -920,63 +851,47 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_name = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.leader = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.leader, pos = _w.read_compact_string(buf, pos)
-            if o.leader is None:
-                raise DecodeError("non-nullable field leader was null", offset=pos)
+            o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "skip_assignment"
         (o.skip_assignment,) = _unpack_o(buf, pos)
         pos += 1
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1024,17 +939,17 @@ def _write_JoinGroupResponse_v9(o: JoinGroupResponse, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.member_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_JoinGroupResponseMember_v6_9(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_JoinGroupResponseMember_v6_9(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1050,13 +965,13 @@ def _size_JoinGroupResponse_v9(o: JoinGroupResponse) -> int:
     size += _w.compact_string_size(o.protocol_name)
     size += _w.compact_string_size(o.leader)
     size += _w.compact_string_size(o.member_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_JoinGroupResponseMember_v6_9(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_JoinGroupResponseMember_v6_9(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hh = struct.Struct(">hh").unpack_from
 _pack_hh = struct.Struct(">hh").pack
@@ -46,12 +44,12 @@ class KRaftVersionRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, KRaftVersionRecord):
             return NotImplemented
         return (
-            self.version == other.version  # type: ignore[attr-defined]
-            and self.kraft_version == other.kraft_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.version == other.version
+            and self.kraft_version == other.kraft_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -69,7 +67,7 @@ class KRaftVersionRecord(GeneratedStruct):
 # --- KRaftVersionRecord, version 0 ---
 
 def _read_KRaftVersionRecord_v0(buf: bytes, pos: int) -> tuple[KRaftVersionRecord, int]:
-    o = _new(KRaftVersionRecord)
+    o = KRaftVersionRecord.__new__(KRaftVersionRecord)
     _f = ""
     _i = 0
     try:

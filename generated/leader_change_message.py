@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -46,12 +44,12 @@ class Voter(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Voter):
             return NotImplemented
         return (
-            self.voter_id == other.voter_id  # type: ignore[attr-defined]
-            and self.voter_directory_id == other.voter_directory_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.voter_id == other.voter_id
+            and self.voter_directory_id == other.voter_directory_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -98,14 +96,14 @@ class LeaderChangeMessage(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LeaderChangeMessage):
             return NotImplemented
         return (
-            self.version == other.version  # type: ignore[attr-defined]
-            and self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.voters == other.voters  # type: ignore[attr-defined]
-            and self.granting_voters == other.granting_voters  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.version == other.version
+            and self.leader_id == other.leader_id
+            and self.voters == other.voters
+            and self.granting_voters == other.granting_voters
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -125,7 +123,7 @@ class LeaderChangeMessage(GeneratedStruct):
 # --- Voter, version 0 ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    o = _new(Voter)
+    o = Voter.__new__(Voter)
     o.voter_directory_id = _UUID_0
     _f = ""
     _i = 0
@@ -178,7 +176,7 @@ def _size_Voter_v0(o: Voter) -> int:
 # --- Voter, version 1 ---
 
 def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
-    o = _new(Voter)
+    o = Voter.__new__(Voter)
     _f = ""
     _i = 0
     try:
@@ -233,7 +231,7 @@ def _size_Voter_v1(o: Voter) -> int:
 # --- LeaderChangeMessage, version 0 ---
 
 def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    o = _new(LeaderChangeMessage)
+    o = LeaderChangeMessage.__new__(LeaderChangeMessage)
     _f = ""
     _i = 0
     try:
@@ -241,27 +239,27 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
         o.version, o.leader_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v0(buf, pos)
-                append(item)
-            o.voters = items
+            voters_items: list[Voter] = []
+            voters_append = voters_items.append
+            for _i in range(voters_n):
+                voters_item, pos = _read_Voter_v0(buf, pos)
+                voters_append(voters_item)
+            o.voters = voters_items
         _f = "granting_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v0(buf, pos)
-                append(item)
-            o.granting_voters = items
+            granting_voters_items: list[Voter] = []
+            granting_voters_append = granting_voters_items.append
+            for _i in range(granting_voters_n):
+                granting_voters_item, pos = _read_Voter_v0(buf, pos)
+                granting_voters_append(granting_voters_item)
+            o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -285,29 +283,29 @@ def _write_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> Non
         _f = "version, leader_id"
         out += _pack_hi(o.version, o.leader_id)
         _f = "voters[]"
-        items = o.voters
-        if items is None:
+        voters_items = o.voters
+        if voters_items is None:
             raise EncodeError("field voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v0(item, out)
+        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(voters_items) + 1)
+            for voters_item in voters_items:
+                _write_Voter_v0(voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v0(item, out)
+            _w.write_count(out, len(voters_items), True)
+            for voters_item in voters_items:
+                _write_Voter_v0(voters_item, out)
         _f = "granting_voters[]"
-        items = o.granting_voters
-        if items is None:
+        granting_voters_items = o.granting_voters
+        if granting_voters_items is None:
             raise EncodeError("field granting_voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v0(item, out)
+        elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(granting_voters_items) + 1)
+            for granting_voters_item in granting_voters_items:
+                _write_Voter_v0(granting_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v0(item, out)
+            _w.write_count(out, len(granting_voters_items), True)
+            for granting_voters_item in granting_voters_items:
+                _write_Voter_v0(granting_voters_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -319,20 +317,20 @@ def _write_LeaderChangeMessage_v0(o: LeaderChangeMessage, out: bytearray) -> Non
 
 def _size_LeaderChangeMessage_v0(o: LeaderChangeMessage) -> int:
     size = 6
-    items = o.voters
-    if items is None:
+    voters_items = o.voters
+    if voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v0(item)
-    items = o.granting_voters
-    if items is None:
+        size += _w.count_size(len(voters_items), True)
+        for voters_item in voters_items:
+            size += _size_Voter_v0(voters_item)
+    granting_voters_items = o.granting_voters
+    if granting_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v0(item)
+        size += _w.count_size(len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            size += _size_Voter_v0(granting_voters_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -343,7 +341,7 @@ def _size_LeaderChangeMessage_v0(o: LeaderChangeMessage) -> int:
 # --- LeaderChangeMessage, version 1 ---
 
 def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    o = _new(LeaderChangeMessage)
+    o = LeaderChangeMessage.__new__(LeaderChangeMessage)
     _f = ""
     _i = 0
     try:
@@ -351,27 +349,27 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
         o.version, o.leader_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v1(buf, pos)
-                append(item)
-            o.voters = items
+            voters_items: list[Voter] = []
+            voters_append = voters_items.append
+            for _i in range(voters_n):
+                voters_item, pos = _read_Voter_v1(buf, pos)
+                voters_append(voters_item)
+            o.voters = voters_items
         _f = "granting_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v1(buf, pos)
-                append(item)
-            o.granting_voters = items
+            granting_voters_items: list[Voter] = []
+            granting_voters_append = granting_voters_items.append
+            for _i in range(granting_voters_n):
+                granting_voters_item, pos = _read_Voter_v1(buf, pos)
+                granting_voters_append(granting_voters_item)
+            o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -395,29 +393,29 @@ def _write_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> Non
         _f = "version, leader_id"
         out += _pack_hi(o.version, o.leader_id)
         _f = "voters[]"
-        items = o.voters
-        if items is None:
+        voters_items = o.voters
+        if voters_items is None:
             raise EncodeError("field voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v1(item, out)
+        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(voters_items) + 1)
+            for voters_item in voters_items:
+                _write_Voter_v1(voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v1(item, out)
+            _w.write_count(out, len(voters_items), True)
+            for voters_item in voters_items:
+                _write_Voter_v1(voters_item, out)
         _f = "granting_voters[]"
-        items = o.granting_voters
-        if items is None:
+        granting_voters_items = o.granting_voters
+        if granting_voters_items is None:
             raise EncodeError("field granting_voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v1(item, out)
+        elif len(granting_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(granting_voters_items) + 1)
+            for granting_voters_item in granting_voters_items:
+                _write_Voter_v1(granting_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v1(item, out)
+            _w.write_count(out, len(granting_voters_items), True)
+            for granting_voters_item in granting_voters_items:
+                _write_Voter_v1(granting_voters_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -429,20 +427,20 @@ def _write_LeaderChangeMessage_v1(o: LeaderChangeMessage, out: bytearray) -> Non
 
 def _size_LeaderChangeMessage_v1(o: LeaderChangeMessage) -> int:
     size = 6
-    items = o.voters
-    if items is None:
+    voters_items = o.voters
+    if voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v1(item)
-    items = o.granting_voters
-    if items is None:
+        size += _w.count_size(len(voters_items), True)
+        for voters_item in voters_items:
+            size += _size_Voter_v1(voters_item)
+    granting_voters_items = o.granting_voters
+    if granting_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v1(item)
+        size += _w.count_size(len(granting_voters_items), True)
+        for granting_voters_item in granting_voters_items:
+            size += _size_Voter_v1(granting_voters_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -44,13 +42,13 @@ class MemberIdentity(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MemberIdentity):
             return NotImplemented
         return (
-            self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.reason == other.reason  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.reason == other.reason
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -95,13 +93,13 @@ class LeaveGroupRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LeaveGroupRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.members == other.members  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.member_id == other.member_id
+            and self.members == other.members
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -120,15 +118,13 @@ class LeaveGroupRequest(GeneratedStruct):
 # --- MemberIdentity, version 3 ---
 
 def _read_MemberIdentity_v3(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    o = _new(MemberIdentity)
+    o = MemberIdentity.__new__(MemberIdentity)
     o.reason = None
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         o.unknown_tagged_fields = ()
@@ -162,29 +158,21 @@ def _size_MemberIdentity_v3(o: MemberIdentity) -> int:
 # --- MemberIdentity, version 4 ---
 
 def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    o = _new(MemberIdentity)
+    o = MemberIdentity.__new__(MemberIdentity)
     o.reason = None
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -243,38 +231,27 @@ def _size_MemberIdentity_v4(o: MemberIdentity) -> int:
 # --- MemberIdentity, version 5 ---
 
 def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    o = _new(MemberIdentity)
+    o = MemberIdentity.__new__(MemberIdentity)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "reason"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.reason = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -336,19 +313,15 @@ def _size_MemberIdentity_v5(o: MemberIdentity) -> int:
 # --- LeaveGroupRequest, versions 0-2 ---
 
 def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    o = _new(LeaveGroupRequest)
+    o = LeaveGroupRequest.__new__(LeaveGroupRequest)
     o.members = []
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -384,26 +357,24 @@ def _size_LeaveGroupRequest_v0_2(o: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 3 ---
 
 def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    o = _new(LeaveGroupRequest)
+    o = LeaveGroupRequest.__new__(LeaveGroupRequest)
     o.member_id = ''
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberIdentity_v3(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberIdentity] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberIdentity_v3(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -422,13 +393,13 @@ def _write_LeaveGroupRequest_v3(o: LeaveGroupRequest, out: bytearray) -> None:
             raise EncodeError("field group_id is null but not nullable at this version")
         _w.write_string(out, o.group_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberIdentity_v3(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberIdentity_v3(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -436,47 +407,42 @@ def _write_LeaveGroupRequest_v3(o: LeaveGroupRequest, out: bytearray) -> None:
 def _size_LeaveGroupRequest_v3(o: LeaveGroupRequest) -> int:
     size = 0
     size += _w.string_size(o.group_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberIdentity_v3(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberIdentity_v3(members_item)
     return size
 
 
 # --- LeaveGroupRequest, version 4 ---
 
 def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    o = _new(LeaveGroupRequest)
+    o = LeaveGroupRequest.__new__(LeaveGroupRequest)
     o.member_id = ''
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberIdentity_v4(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberIdentity] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberIdentity_v4(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -509,17 +475,17 @@ def _write_LeaveGroupRequest_v4(o: LeaveGroupRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MemberIdentity_v4(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_MemberIdentity_v4(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MemberIdentity_v4(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_MemberIdentity_v4(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -532,13 +498,13 @@ def _write_LeaveGroupRequest_v4(o: LeaveGroupRequest, out: bytearray) -> None:
 def _size_LeaveGroupRequest_v4(o: LeaveGroupRequest) -> int:
     size = 0
     size += _w.compact_string_size(o.group_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MemberIdentity_v4(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_MemberIdentity_v4(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -549,34 +515,29 @@ def _size_LeaveGroupRequest_v4(o: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 5 ---
 
 def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    o = _new(LeaveGroupRequest)
+    o = LeaveGroupRequest.__new__(LeaveGroupRequest)
     o.member_id = ''
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberIdentity_v5(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberIdentity] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberIdentity_v5(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -609,17 +570,17 @@ def _write_LeaveGroupRequest_v5(o: LeaveGroupRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MemberIdentity_v5(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_MemberIdentity_v5(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MemberIdentity_v5(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_MemberIdentity_v5(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -632,13 +593,13 @@ def _write_LeaveGroupRequest_v5(o: LeaveGroupRequest, out: bytearray) -> None:
 def _size_LeaveGroupRequest_v5(o: LeaveGroupRequest) -> int:
     size = 0
     size += _w.compact_string_size(o.group_id)
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MemberIdentity_v5(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_MemberIdentity_v5(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

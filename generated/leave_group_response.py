@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
@@ -48,13 +46,13 @@ class MemberResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MemberResponse):
             return NotImplemented
         return (
-            self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -99,13 +97,13 @@ class LeaveGroupResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LeaveGroupResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.members == other.members  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.members == other.members
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -124,14 +122,12 @@ class LeaveGroupResponse(GeneratedStruct):
 # --- MemberResponse, version 3 ---
 
 def _read_MemberResponse_v3(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    o = _new(MemberResponse)
+    o = MemberResponse.__new__(MemberResponse)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "error_code"
@@ -170,28 +166,20 @@ def _size_MemberResponse_v3(o: MemberResponse) -> int:
 # --- MemberResponse, versions 4-5 ---
 
 def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    o = _new(MemberResponse)
+    o = MemberResponse.__new__(MemberResponse)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -255,7 +243,7 @@ def _size_MemberResponse_v4_5(o: MemberResponse) -> int:
 # --- LeaveGroupResponse, version 0 ---
 
 def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    o = _new(LeaveGroupResponse)
+    o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     o.throttle_time_ms = 0
     o.members = []
     _f = ""
@@ -291,7 +279,7 @@ def _size_LeaveGroupResponse_v0(o: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, versions 1-2 ---
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    o = _new(LeaveGroupResponse)
+    o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     o.members = []
     _f = ""
     _i = 0
@@ -326,7 +314,7 @@ def _size_LeaveGroupResponse_v1_2(o: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, version 3 ---
 
 def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    o = _new(LeaveGroupResponse)
+    o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     _f = ""
     _i = 0
     try:
@@ -334,16 +322,16 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, False)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberResponse_v3(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberResponse] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberResponse_v3(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -358,33 +346,33 @@ def _write_LeaveGroupResponse_v3(o: LeaveGroupResponse, out: bytearray) -> None:
         _f = "throttle_time_ms, error_code"
         out += _pack_ih(o.throttle_time_ms, o.error_code)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MemberResponse_v3(item, out)
+            _w.write_count(out, len(members_items), False)
+            for members_item in members_items:
+                _write_MemberResponse_v3(members_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_LeaveGroupResponse_v3(o: LeaveGroupResponse) -> int:
     size = 6
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MemberResponse_v3(item)
+        size += _w.count_size(len(members_items), False)
+        for members_item in members_items:
+            size += _size_MemberResponse_v3(members_item)
     return size
 
 
 # --- LeaveGroupResponse, versions 4-5 ---
 
 def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    o = _new(LeaveGroupResponse)
+    o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     _f = ""
     _i = 0
     try:
@@ -392,16 +380,16 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "members[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        members_n, pos = _w.read_count(buf, pos, True)
+        if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MemberResponse_v4_5(buf, pos)
-                append(item)
-            o.members = items
+            members_items: list[MemberResponse] = []
+            members_append = members_items.append
+            for _i in range(members_n):
+                members_item, pos = _read_MemberResponse_v4_5(buf, pos)
+                members_append(members_item)
+            o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -425,17 +413,17 @@ def _write_LeaveGroupResponse_v4_5(o: LeaveGroupResponse, out: bytearray) -> Non
         _f = "throttle_time_ms, error_code"
         out += _pack_ih(o.throttle_time_ms, o.error_code)
         _f = "members[]"
-        items = o.members
-        if items is None:
+        members_items = o.members
+        if members_items is None:
             raise EncodeError("field members is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MemberResponse_v4_5(item, out)
+        elif len(members_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(members_items) + 1)
+            for members_item in members_items:
+                _write_MemberResponse_v4_5(members_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MemberResponse_v4_5(item, out)
+            _w.write_count(out, len(members_items), True)
+            for members_item in members_items:
+                _write_MemberResponse_v4_5(members_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -447,13 +435,13 @@ def _write_LeaveGroupResponse_v4_5(o: LeaveGroupResponse, out: bytearray) -> Non
 
 def _size_LeaveGroupResponse_v4_5(o: LeaveGroupResponse) -> int:
     size = 6
-    items = o.members
-    if items is None:
+    members_items = o.members
+    if members_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MemberResponse_v4_5(item)
+        size += _w.count_size(len(members_items), True)
+        for members_item in members_items:
+            size += _size_MemberResponse_v4_5(members_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

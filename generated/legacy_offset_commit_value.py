@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
@@ -49,13 +47,13 @@ class LegacyOffsetCommitValue(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LegacyOffsetCommitValue):
             return NotImplemented
         return (
-            self.offset == other.offset  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.commit_timestamp == other.commit_timestamp  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.offset == other.offset
+            and self.metadata == other.metadata
+            and self.commit_timestamp == other.commit_timestamp
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -74,7 +72,7 @@ class LegacyOffsetCommitValue(GeneratedStruct):
 # --- LegacyOffsetCommitValue, version 0 ---
 
 def _read_LegacyOffsetCommitValue_v0(buf: bytes, pos: int) -> tuple[LegacyOffsetCommitValue, int]:
-    o = _new(LegacyOffsetCommitValue)
+    o = LegacyOffsetCommitValue.__new__(LegacyOffsetCommitValue)
     _f = ""
     _i = 0
     try:
@@ -82,9 +80,7 @@ def _read_LegacyOffsetCommitValue_v0(buf: bytes, pos: int) -> tuple[LegacyOffset
         (o.offset,) = _unpack_q(buf, pos)
         pos += 8
         _f = "metadata"
-        o.metadata, pos = _w.read_string(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_string_nn(buf, pos)
         _f = "commit_timestamp"
         (o.commit_timestamp,) = _unpack_q(buf, pos)
         pos += 8

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -55,14 +53,14 @@ class ListOffsetsPartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsPartition):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.current_leader_epoch == other.current_leader_epoch  # type: ignore[attr-defined]
-            and self.timestamp == other.timestamp  # type: ignore[attr-defined]
-            and self.max_num_offsets == other.max_num_offsets  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.current_leader_epoch == other.current_leader_epoch
+            and self.timestamp == other.timestamp
+            and self.max_num_offsets == other.max_num_offsets
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -102,12 +100,12 @@ class ListOffsetsTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -154,14 +152,14 @@ class ListOffsetsRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsRequest):
             return NotImplemented
         return (
-            self.replica_id == other.replica_id  # type: ignore[attr-defined]
-            and self.isolation_level == other.isolation_level  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.timeout_ms == other.timeout_ms  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.replica_id == other.replica_id
+            and self.isolation_level == other.isolation_level
+            and self.topics == other.topics
+            and self.timeout_ms == other.timeout_ms
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -181,7 +179,7 @@ class ListOffsetsRequest(GeneratedStruct):
 # --- ListOffsetsPartition, versions 1-3 ---
 
 def _read_ListOffsetsPartition_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    o = _new(ListOffsetsPartition)
+    o = ListOffsetsPartition.__new__(ListOffsetsPartition)
     o.current_leader_epoch = -1
     o.max_num_offsets = 1
     _f = ""
@@ -217,7 +215,7 @@ def _size_ListOffsetsPartition_v1_3(o: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 4-5 ---
 
 def _read_ListOffsetsPartition_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    o = _new(ListOffsetsPartition)
+    o = ListOffsetsPartition.__new__(ListOffsetsPartition)
     o.max_num_offsets = 1
     _f = ""
     _i = 0
@@ -252,7 +250,7 @@ def _size_ListOffsetsPartition_v4_5(o: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 6-11 ---
 
 def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    o = _new(ListOffsetsPartition)
+    o = ListOffsetsPartition.__new__(ListOffsetsPartition)
     o.max_num_offsets = 1
     _f = ""
     _i = 0
@@ -305,25 +303,23 @@ def _size_ListOffsetsPartition_v6_11(o: ListOffsetsPartition) -> int:
 # --- ListOffsetsTopic, versions 1-3 ---
 
 def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    o = _new(ListOffsetsTopic)
+    o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -340,13 +336,13 @@ def _write_ListOffsetsTopic_v1_3(o: ListOffsetsTopic, out: bytearray) -> None:
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsPartition_v1_3(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartition_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -354,38 +350,36 @@ def _write_ListOffsetsTopic_v1_3(o: ListOffsetsTopic, out: bytearray) -> None:
 def _size_ListOffsetsTopic_v1_3(o: ListOffsetsTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsPartition_v1_3(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartition_v1_3(partitions_item)
     return size
 
 
 # --- ListOffsetsTopic, versions 4-5 ---
 
 def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    o = _new(ListOffsetsTopic)
+    o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -402,13 +396,13 @@ def _write_ListOffsetsTopic_v4_5(o: ListOffsetsTopic, out: bytearray) -> None:
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsPartition_v4_5(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartition_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -416,46 +410,41 @@ def _write_ListOffsetsTopic_v4_5(o: ListOffsetsTopic, out: bytearray) -> None:
 def _size_ListOffsetsTopic_v4_5(o: ListOffsetsTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsPartition_v4_5(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartition_v4_5(partitions_item)
     return size
 
 
 # --- ListOffsetsTopic, versions 6-11 ---
 
 def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    o = _new(ListOffsetsTopic)
+    o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -486,17 +475,17 @@ def _write_ListOffsetsTopic_v6_11(o: ListOffsetsTopic, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ListOffsetsPartition_v6_11(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartition_v6_11(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ListOffsetsPartition_v6_11(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartition_v6_11(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -509,13 +498,13 @@ def _write_ListOffsetsTopic_v6_11(o: ListOffsetsTopic, out: bytearray) -> None:
 def _size_ListOffsetsTopic_v6_11(o: ListOffsetsTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ListOffsetsPartition_v6_11(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartition_v6_11(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -526,7 +515,7 @@ def _size_ListOffsetsTopic_v6_11(o: ListOffsetsTopic) -> int:
 # --- ListOffsetsRequest, version 1 ---
 
 def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    o = _new(ListOffsetsRequest)
+    o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     o.isolation_level = 0
     o.timeout_ms = 0
     _f = ""
@@ -536,16 +525,16 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
         (o.replica_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -562,33 +551,33 @@ def _write_ListOffsetsRequest_v1(o: ListOffsetsRequest, out: bytearray) -> None:
         _f = "replica_id"
         out += _pack_i(o.replica_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopic_v1_3(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsRequest_v1(o: ListOffsetsRequest) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopic_v1_3(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopic_v1_3(topics_item)
     return size
 
 
 # --- ListOffsetsRequest, versions 2-3 ---
 
 def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    o = _new(ListOffsetsRequest)
+    o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     o.timeout_ms = 0
     _f = ""
     _i = 0
@@ -597,16 +586,16 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -621,33 +610,33 @@ def _write_ListOffsetsRequest_v2_3(o: ListOffsetsRequest, out: bytearray) -> Non
         _f = "replica_id, isolation_level"
         out += _pack_ib(o.replica_id, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopic_v1_3(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsRequest_v2_3(o: ListOffsetsRequest) -> int:
     size = 5
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopic_v1_3(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopic_v1_3(topics_item)
     return size
 
 
 # --- ListOffsetsRequest, versions 4-5 ---
 
 def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    o = _new(ListOffsetsRequest)
+    o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     o.timeout_ms = 0
     _f = ""
     _i = 0
@@ -656,16 +645,16 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -680,33 +669,33 @@ def _write_ListOffsetsRequest_v4_5(o: ListOffsetsRequest, out: bytearray) -> Non
         _f = "replica_id, isolation_level"
         out += _pack_ib(o.replica_id, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopic_v4_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsRequest_v4_5(o: ListOffsetsRequest) -> int:
     size = 5
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopic_v4_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopic_v4_5(topics_item)
     return size
 
 
 # --- ListOffsetsRequest, versions 6-9 ---
 
 def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    o = _new(ListOffsetsRequest)
+    o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     o.timeout_ms = 0
     _f = ""
     _i = 0
@@ -715,16 +704,16 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -748,17 +737,17 @@ def _write_ListOffsetsRequest_v6_9(o: ListOffsetsRequest, out: bytearray) -> Non
         _f = "replica_id, isolation_level"
         out += _pack_ib(o.replica_id, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ListOffsetsTopic_v6_11(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v6_11(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ListOffsetsTopic_v6_11(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v6_11(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -770,13 +759,13 @@ def _write_ListOffsetsRequest_v6_9(o: ListOffsetsRequest, out: bytearray) -> Non
 
 def _size_ListOffsetsRequest_v6_9(o: ListOffsetsRequest) -> int:
     size = 5
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ListOffsetsTopic_v6_11(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopic_v6_11(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -787,7 +776,7 @@ def _size_ListOffsetsRequest_v6_9(o: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 10-11 ---
 
 def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    o = _new(ListOffsetsRequest)
+    o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     _f = ""
     _i = 0
     try:
@@ -795,16 +784,16 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "timeout_ms"
         (o.timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -831,17 +820,17 @@ def _write_ListOffsetsRequest_v10_11(o: ListOffsetsRequest, out: bytearray) -> N
         _f = "replica_id, isolation_level"
         out += _pack_ib(o.replica_id, o.isolation_level)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ListOffsetsTopic_v6_11(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v6_11(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ListOffsetsTopic_v6_11(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopic_v6_11(topics_item, out)
         _f = "timeout_ms"
         out += _pack_i(o.timeout_ms)
         _f = "(tagged fields)"
@@ -855,13 +844,13 @@ def _write_ListOffsetsRequest_v10_11(o: ListOffsetsRequest, out: bytearray) -> N
 
 def _size_ListOffsetsRequest_v10_11(o: ListOffsetsRequest) -> int:
     size = 9
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ListOffsetsTopic_v6_11(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopic_v6_11(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ihqq = struct.Struct(">ihqq").unpack_from
 _pack_ihqq = struct.Struct(">ihqq").pack
@@ -59,16 +57,16 @@ class ListOffsetsPartitionResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsPartitionResponse):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.old_style_offsets == other.old_style_offsets  # type: ignore[attr-defined]
-            and self.timestamp == other.timestamp  # type: ignore[attr-defined]
-            and self.offset == other.offset  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.error_code == other.error_code
+            and self.old_style_offsets == other.old_style_offsets
+            and self.timestamp == other.timestamp
+            and self.offset == other.offset
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -110,12 +108,12 @@ class ListOffsetsTopicResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsTopicResponse):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -156,12 +154,12 @@ class ListOffsetsResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ListOffsetsResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -179,7 +177,7 @@ class ListOffsetsResponse(GeneratedStruct):
 # --- ListOffsetsPartitionResponse, versions 1-3 ---
 
 def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    o = _new(ListOffsetsPartitionResponse)
+    o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
     o.old_style_offsets = []
     o.leader_epoch = -1
     _f = ""
@@ -217,7 +215,7 @@ def _size_ListOffsetsPartitionResponse_v1_3(o: ListOffsetsPartitionResponse) -> 
 # --- ListOffsetsPartitionResponse, versions 4-5 ---
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    o = _new(ListOffsetsPartitionResponse)
+    o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
     o.old_style_offsets = []
     _f = ""
     _i = 0
@@ -252,7 +250,7 @@ def _size_ListOffsetsPartitionResponse_v4_5(o: ListOffsetsPartitionResponse) -> 
 # --- ListOffsetsPartitionResponse, versions 6-11 ---
 
 def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    o = _new(ListOffsetsPartitionResponse)
+    o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
     o.old_style_offsets = []
     _f = ""
     _i = 0
@@ -305,25 +303,23 @@ def _size_ListOffsetsPartitionResponse_v6_11(o: ListOffsetsPartitionResponse) ->
 # --- ListOffsetsTopicResponse, versions 1-3 ---
 
 def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    o = _new(ListOffsetsTopicResponse)
+    o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -340,13 +336,13 @@ def _write_ListOffsetsTopicResponse_v1_3(o: ListOffsetsTopicResponse, out: bytea
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsPartitionResponse_v1_3(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartitionResponse_v1_3(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -354,38 +350,36 @@ def _write_ListOffsetsTopicResponse_v1_3(o: ListOffsetsTopicResponse, out: bytea
 def _size_ListOffsetsTopicResponse_v1_3(o: ListOffsetsTopicResponse) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsPartitionResponse_v1_3(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartitionResponse_v1_3(partitions_item)
     return size
 
 
 # --- ListOffsetsTopicResponse, versions 4-5 ---
 
 def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    o = _new(ListOffsetsTopicResponse)
+    o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -402,13 +396,13 @@ def _write_ListOffsetsTopicResponse_v4_5(o: ListOffsetsTopicResponse, out: bytea
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsPartitionResponse_v4_5(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartitionResponse_v4_5(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -416,46 +410,41 @@ def _write_ListOffsetsTopicResponse_v4_5(o: ListOffsetsTopicResponse, out: bytea
 def _size_ListOffsetsTopicResponse_v4_5(o: ListOffsetsTopicResponse) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsPartitionResponse_v4_5(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartitionResponse_v4_5(partitions_item)
     return size
 
 
 # --- ListOffsetsTopicResponse, versions 6-11 ---
 
 def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    o = _new(ListOffsetsTopicResponse)
+    o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -486,17 +475,17 @@ def _write_ListOffsetsTopicResponse_v6_11(o: ListOffsetsTopicResponse, out: byte
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ListOffsetsPartitionResponse_v6_11(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ListOffsetsPartitionResponse_v6_11(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_ListOffsetsPartitionResponse_v6_11(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -509,13 +498,13 @@ def _write_ListOffsetsTopicResponse_v6_11(o: ListOffsetsTopicResponse, out: byte
 def _size_ListOffsetsTopicResponse_v6_11(o: ListOffsetsTopicResponse) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ListOffsetsPartitionResponse_v6_11(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_ListOffsetsPartitionResponse_v6_11(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -526,22 +515,22 @@ def _size_ListOffsetsTopicResponse_v6_11(o: ListOffsetsTopicResponse) -> int:
 # --- ListOffsetsResponse, version 1 ---
 
 def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    o = _new(ListOffsetsResponse)
+    o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     o.throttle_time_ms = 0
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -554,33 +543,33 @@ def _write_ListOffsetsResponse_v1(o: ListOffsetsResponse, out: bytearray) -> Non
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopicResponse_v1_3(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsResponse_v1(o: ListOffsetsResponse) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopicResponse_v1_3(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopicResponse_v1_3(topics_item)
     return size
 
 
 # --- ListOffsetsResponse, versions 2-3 ---
 
 def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    o = _new(ListOffsetsResponse)
+    o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
     try:
@@ -588,16 +577,16 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -612,33 +601,33 @@ def _write_ListOffsetsResponse_v2_3(o: ListOffsetsResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopicResponse_v1_3(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopicResponse_v1_3(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsResponse_v2_3(o: ListOffsetsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopicResponse_v1_3(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopicResponse_v1_3(topics_item)
     return size
 
 
 # --- ListOffsetsResponse, versions 4-5 ---
 
 def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    o = _new(ListOffsetsResponse)
+    o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
     try:
@@ -646,16 +635,16 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -670,33 +659,33 @@ def _write_ListOffsetsResponse_v4_5(o: ListOffsetsResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_ListOffsetsTopicResponse_v4_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopicResponse_v4_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_ListOffsetsResponse_v4_5(o: ListOffsetsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_ListOffsetsTopicResponse_v4_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopicResponse_v4_5(topics_item)
     return size
 
 
 # --- ListOffsetsResponse, versions 6-11 ---
 
 def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    o = _new(ListOffsetsResponse)
+    o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
     try:
@@ -704,16 +693,16 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -737,17 +726,17 @@ def _write_ListOffsetsResponse_v6_11(o: ListOffsetsResponse, out: bytearray) -> 
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ListOffsetsTopicResponse_v6_11(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ListOffsetsTopicResponse_v6_11(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_ListOffsetsTopicResponse_v6_11(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -759,13 +748,13 @@ def _write_ListOffsetsResponse_v6_11(o: ListOffsetsResponse, out: bytearray) -> 
 
 def _size_ListOffsetsResponse_v6_11(o: ListOffsetsResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ListOffsetsTopicResponse_v6_11(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_ListOffsetsTopicResponse_v6_11(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

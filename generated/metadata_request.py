@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
@@ -48,12 +46,12 @@ class MetadataRequestTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataRequestTopic):
             return NotImplemented
         return (
-            self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.name == other.name  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic_id == other.topic_id
+            and self.name == other.name
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -100,14 +98,14 @@ class MetadataRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataRequest):
             return NotImplemented
         return (
-            self.topics == other.topics  # type: ignore[attr-defined]
-            and self.allow_auto_topic_creation == other.allow_auto_topic_creation  # type: ignore[attr-defined]
-            and self.include_cluster_authorized_operations == other.include_cluster_authorized_operations  # type: ignore[attr-defined]
-            and self.include_topic_authorized_operations == other.include_topic_authorized_operations  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topics == other.topics
+            and self.allow_auto_topic_creation == other.allow_auto_topic_creation
+            and self.include_cluster_authorized_operations == other.include_cluster_authorized_operations
+            and self.include_topic_authorized_operations == other.include_topic_authorized_operations
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -127,15 +125,13 @@ class MetadataRequest(GeneratedStruct):
 # --- MetadataRequestTopic, versions 0-8 ---
 
 def _read_MetadataRequestTopic_v0_8(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    o = _new(MetadataRequestTopic)
+    o = MetadataRequestTopic.__new__(MetadataRequestTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -164,23 +160,18 @@ def _size_MetadataRequestTopic_v0_8(o: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, version 9 ---
 
 def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    o = _new(MetadataRequestTopic)
+    o = MetadataRequestTopic.__new__(MetadataRequestTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -232,18 +223,15 @@ def _size_MetadataRequestTopic_v9(o: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, versions 10-13 ---
 
 def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    o = _new(MetadataRequestTopic)
+    o = MetadataRequestTopic.__new__(MetadataRequestTopic)
     _f = ""
     _i = 0
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -295,7 +283,7 @@ def _size_MetadataRequestTopic_v10_13(o: MetadataRequestTopic) -> int:
 # --- MetadataRequest, version 0 ---
 
 def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     o.allow_auto_topic_creation = True
     o.include_cluster_authorized_operations = False
     o.include_topic_authorized_operations = False
@@ -303,16 +291,16 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -331,33 +319,33 @@ def _write_MetadataRequest_v0(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataRequestTopic_v0_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v0_8(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataRequest_v0(o: MetadataRequest) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataRequestTopic_v0_8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v0_8(topics_item)
     return size
 
 
 # --- MetadataRequest, versions 1-3 ---
 
 def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     o.allow_auto_topic_creation = True
     o.include_cluster_authorized_operations = False
     o.include_topic_authorized_operations = False
@@ -365,16 +353,16 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -393,49 +381,49 @@ def _write_MetadataRequest_v1_3(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataRequestTopic_v0_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v0_8(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataRequest_v1_3(o: MetadataRequest) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataRequestTopic_v0_8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v0_8(topics_item)
     return size
 
 
 # --- MetadataRequest, versions 4-7 ---
 
 def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     o.include_cluster_authorized_operations = False
     o.include_topic_authorized_operations = False
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "allow_auto_topic_creation"
         (o.allow_auto_topic_creation,) = _unpack_o(buf, pos)
         pos += 1
@@ -455,13 +443,13 @@ def _write_MetadataRequest_v4_7(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataRequestTopic_v0_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v0_8(topics_item, out)
         _f = "allow_auto_topic_creation"
         out += _pack_o(o.allow_auto_topic_creation)
     except _w.ENCODE_FAILURES as e:
@@ -470,34 +458,34 @@ def _write_MetadataRequest_v4_7(o: MetadataRequest, out: bytearray) -> None:
 
 def _size_MetadataRequest_v4_7(o: MetadataRequest) -> int:
     size = 1
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataRequestTopic_v0_8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v0_8(topics_item)
     return size
 
 
 # --- MetadataRequest, version 8 ---
 
 def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
         pos += 3
@@ -513,13 +501,13 @@ def _write_MetadataRequest_v8(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataRequestTopic_v0_8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v0_8(topics_item, out)
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         out += _pack_ooo(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
     except _w.ENCODE_FAILURES as e:
@@ -528,34 +516,34 @@ def _write_MetadataRequest_v8(o: MetadataRequest, out: bytearray) -> None:
 
 def _size_MetadataRequest_v8(o: MetadataRequest) -> int:
     size = 3
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataRequestTopic_v0_8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v0_8(topics_item)
     return size
 
 
 # --- MetadataRequest, version 9 ---
 
 def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
         pos += 3
@@ -580,17 +568,17 @@ def _write_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataRequestTopic_v9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataRequestTopic_v9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v9(topics_item, out)
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         out += _pack_ooo(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         _f = "(tagged fields)"
@@ -604,13 +592,13 @@ def _write_MetadataRequest_v9(o: MetadataRequest, out: bytearray) -> None:
 
 def _size_MetadataRequest_v9(o: MetadataRequest) -> int:
     size = 3
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataRequestTopic_v9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -621,21 +609,21 @@ def _size_MetadataRequest_v9(o: MetadataRequest) -> int:
 # --- MetadataRequest, version 10 ---
 
 def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
         pos += 3
@@ -660,17 +648,17 @@ def _write_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataRequestTopic_v10_13(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v10_13(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataRequestTopic_v10_13(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v10_13(topics_item, out)
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         out += _pack_ooo(o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations)
         _f = "(tagged fields)"
@@ -684,13 +672,13 @@ def _write_MetadataRequest_v10(o: MetadataRequest, out: bytearray) -> None:
 
 def _size_MetadataRequest_v10(o: MetadataRequest) -> int:
     size = 3
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataRequestTopic_v10_13(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v10_13(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -701,22 +689,22 @@ def _size_MetadataRequest_v10(o: MetadataRequest) -> int:
 # --- MetadataRequest, versions 11-13 ---
 
 def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    o = _new(MetadataRequest)
+    o = MetadataRequest.__new__(MetadataRequest)
     o.include_cluster_authorized_operations = False
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "allow_auto_topic_creation, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_topic_authorized_operations = _unpack_oo(buf, pos)
         pos += 2
@@ -743,17 +731,17 @@ def _write_MetadataRequest_v11_13(o: MetadataRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataRequestTopic_v10_13(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v10_13(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataRequestTopic_v10_13(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataRequestTopic_v10_13(topics_item, out)
         _f = "allow_auto_topic_creation, include_topic_authorized_operations"
         out += _pack_oo(o.allow_auto_topic_creation, o.include_topic_authorized_operations)
         _f = "(tagged fields)"
@@ -767,13 +755,13 @@ def _write_MetadataRequest_v11_13(o: MetadataRequest, out: bytearray) -> None:
 
 def _size_MetadataRequest_v11_13(o: MetadataRequest) -> int:
     size = 2
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataRequestTopic_v10_13(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataRequestTopic_v10_13(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

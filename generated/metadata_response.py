@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -60,14 +58,14 @@ class MetadataResponseBroker(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataResponseBroker):
             return NotImplemented
         return (
-            self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.rack == other.rack  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.node_id == other.node_id
+            and self.host == other.host
+            and self.port == other.port
+            and self.rack == other.rack
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -122,17 +120,17 @@ class MetadataResponsePartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataResponsePartition):
             return NotImplemented
         return (
-            self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.replica_nodes == other.replica_nodes  # type: ignore[attr-defined]
-            and self.isr_nodes == other.isr_nodes  # type: ignore[attr-defined]
-            and self.offline_replicas == other.offline_replicas  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.error_code == other.error_code
+            and self.partition_index == other.partition_index
+            and self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.replica_nodes == other.replica_nodes
+            and self.isr_nodes == other.isr_nodes
+            and self.offline_replicas == other.offline_replicas
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -187,16 +185,16 @@ class MetadataResponseTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataResponseTopic):
             return NotImplemented
         return (
-            self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.is_internal == other.is_internal  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.topic_authorized_operations == other.topic_authorized_operations  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.error_code == other.error_code
+            and self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.is_internal == other.is_internal
+            and self.partitions == other.partitions
+            and self.topic_authorized_operations == other.topic_authorized_operations
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -256,17 +254,17 @@ class MetadataResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, MetadataResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.brokers == other.brokers  # type: ignore[attr-defined]
-            and self.cluster_id == other.cluster_id  # type: ignore[attr-defined]
-            and self.controller_id == other.controller_id  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.cluster_authorized_operations == other.cluster_authorized_operations  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.brokers == other.brokers
+            and self.cluster_id == other.cluster_id
+            and self.controller_id == other.controller_id
+            and self.topics == other.topics
+            and self.cluster_authorized_operations == other.cluster_authorized_operations
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -289,7 +287,7 @@ class MetadataResponse(GeneratedStruct):
 # --- MetadataResponseBroker, version 0 ---
 
 def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    o = _new(MetadataResponseBroker)
+    o = MetadataResponseBroker.__new__(MetadataResponseBroker)
     o.rack = None
     _f = ""
     _i = 0
@@ -298,9 +296,7 @@ def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataRespo
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        o.host, pos = _w.read_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
@@ -336,7 +332,7 @@ def _size_MetadataResponseBroker_v0(o: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 1-8 ---
 
 def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    o = _new(MetadataResponseBroker)
+    o = MetadataResponseBroker.__new__(MetadataResponseBroker)
     _f = ""
     _i = 0
     try:
@@ -344,9 +340,7 @@ def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataRes
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        o.host, pos = _w.read_string(buf, pos)
-        if o.host is None:
-            raise DecodeError("non-nullable field host was null", offset=pos)
+        o.host, pos = _w.read_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
@@ -387,7 +381,7 @@ def _size_MetadataResponseBroker_v1_8(o: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 9-13 ---
 
 def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    o = _new(MetadataResponseBroker)
+    o = MetadataResponseBroker.__new__(MetadataResponseBroker)
     _f = ""
     _i = 0
     try:
@@ -395,26 +389,18 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -477,7 +463,7 @@ def _size_MetadataResponseBroker_v9_13(o: MetadataResponseBroker) -> int:
 # --- MetadataResponsePartition, versions 0-4 ---
 
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    o = _new(MetadataResponsePartition)
+    o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     o.leader_epoch = -1
     o.offline_replicas = []
     _f = ""
@@ -487,17 +473,17 @@ def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[Metadata
         o.error_code, o.partition_index, o.leader_id = _unpack_hii(buf, pos)
         pos += 10
         _f = "replica_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        replica_nodes_n, pos = _w.read_count(buf, pos, False)
+        if replica_nodes_n < 0:
             raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
         else:
-            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         _f = "isr_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        isr_nodes_n, pos = _w.read_count(buf, pos, False)
+        if isr_nodes_n < 0:
             raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
         else:
-            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -512,44 +498,44 @@ def _write_MetadataResponsePartition_v0_4(o: MetadataResponsePartition, out: byt
         _f = "error_code, partition_index, leader_id"
         out += _pack_hii(o.error_code, o.partition_index, o.leader_id)
         _f = "replica_nodes"
-        items = o.replica_nodes
-        if items is None:
+        replica_nodes_items = o.replica_nodes
+        if replica_nodes_items is None:
             raise EncodeError("field replica_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replica_nodes_items), False)
+            _w.write_fixed_array(out, replica_nodes_items, "i")
         _f = "isr_nodes"
-        items = o.isr_nodes
-        if items is None:
+        isr_nodes_items = o.isr_nodes
+        if isr_nodes_items is None:
             raise EncodeError("field isr_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_nodes_items), False)
+            _w.write_fixed_array(out, isr_nodes_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponsePartition_v0_4(o: MetadataResponsePartition) -> int:
     size = 10
-    items = o.replica_nodes
-    if items is None:
+    replica_nodes_items = o.replica_nodes
+    if replica_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
-    items = o.isr_nodes
-    if items is None:
+        size += _w.count_size(len(replica_nodes_items), False)
+        size += 4 * len(replica_nodes_items)
+    isr_nodes_items = o.isr_nodes
+    if isr_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(isr_nodes_items), False)
+        size += 4 * len(isr_nodes_items)
     return size
 
 
 # --- MetadataResponsePartition, versions 5-6 ---
 
 def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    o = _new(MetadataResponsePartition)
+    o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     o.leader_epoch = -1
     _f = ""
     _i = 0
@@ -558,23 +544,23 @@ def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[Metadata
         o.error_code, o.partition_index, o.leader_id = _unpack_hii(buf, pos)
         pos += 10
         _f = "replica_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        replica_nodes_n, pos = _w.read_count(buf, pos, False)
+        if replica_nodes_n < 0:
             raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
         else:
-            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         _f = "isr_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        isr_nodes_n, pos = _w.read_count(buf, pos, False)
+        if isr_nodes_n < 0:
             raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
         else:
-            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         _f = "offline_replicas"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        offline_replicas_n, pos = _w.read_count(buf, pos, False)
+        if offline_replicas_n < 0:
             raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
         else:
-            o.offline_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -589,57 +575,57 @@ def _write_MetadataResponsePartition_v5_6(o: MetadataResponsePartition, out: byt
         _f = "error_code, partition_index, leader_id"
         out += _pack_hii(o.error_code, o.partition_index, o.leader_id)
         _f = "replica_nodes"
-        items = o.replica_nodes
-        if items is None:
+        replica_nodes_items = o.replica_nodes
+        if replica_nodes_items is None:
             raise EncodeError("field replica_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replica_nodes_items), False)
+            _w.write_fixed_array(out, replica_nodes_items, "i")
         _f = "isr_nodes"
-        items = o.isr_nodes
-        if items is None:
+        isr_nodes_items = o.isr_nodes
+        if isr_nodes_items is None:
             raise EncodeError("field isr_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_nodes_items), False)
+            _w.write_fixed_array(out, isr_nodes_items, "i")
         _f = "offline_replicas"
-        items = o.offline_replicas
-        if items is None:
+        offline_replicas_items = o.offline_replicas
+        if offline_replicas_items is None:
             raise EncodeError("field offline_replicas is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(offline_replicas_items), False)
+            _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponsePartition_v5_6(o: MetadataResponsePartition) -> int:
     size = 10
-    items = o.replica_nodes
-    if items is None:
+    replica_nodes_items = o.replica_nodes
+    if replica_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
-    items = o.isr_nodes
-    if items is None:
+        size += _w.count_size(len(replica_nodes_items), False)
+        size += 4 * len(replica_nodes_items)
+    isr_nodes_items = o.isr_nodes
+    if isr_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
-    items = o.offline_replicas
-    if items is None:
+        size += _w.count_size(len(isr_nodes_items), False)
+        size += 4 * len(isr_nodes_items)
+    offline_replicas_items = o.offline_replicas
+    if offline_replicas_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(offline_replicas_items), False)
+        size += 4 * len(offline_replicas_items)
     return size
 
 
 # --- MetadataResponsePartition, versions 7-8 ---
 
 def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    o = _new(MetadataResponsePartition)
+    o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -647,23 +633,23 @@ def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[Metadata
         o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _unpack_hiii(buf, pos)
         pos += 14
         _f = "replica_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        replica_nodes_n, pos = _w.read_count(buf, pos, False)
+        if replica_nodes_n < 0:
             raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
         else:
-            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         _f = "isr_nodes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        isr_nodes_n, pos = _w.read_count(buf, pos, False)
+        if isr_nodes_n < 0:
             raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
         else:
-            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         _f = "offline_replicas"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        offline_replicas_n, pos = _w.read_count(buf, pos, False)
+        if offline_replicas_n < 0:
             raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
         else:
-            o.offline_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -678,57 +664,57 @@ def _write_MetadataResponsePartition_v7_8(o: MetadataResponsePartition, out: byt
         _f = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_hiii(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
         _f = "replica_nodes"
-        items = o.replica_nodes
-        if items is None:
+        replica_nodes_items = o.replica_nodes
+        if replica_nodes_items is None:
             raise EncodeError("field replica_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replica_nodes_items), False)
+            _w.write_fixed_array(out, replica_nodes_items, "i")
         _f = "isr_nodes"
-        items = o.isr_nodes
-        if items is None:
+        isr_nodes_items = o.isr_nodes
+        if isr_nodes_items is None:
             raise EncodeError("field isr_nodes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_nodes_items), False)
+            _w.write_fixed_array(out, isr_nodes_items, "i")
         _f = "offline_replicas"
-        items = o.offline_replicas
-        if items is None:
+        offline_replicas_items = o.offline_replicas
+        if offline_replicas_items is None:
             raise EncodeError("field offline_replicas is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(offline_replicas_items), False)
+            _w.write_fixed_array(out, offline_replicas_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponsePartition_v7_8(o: MetadataResponsePartition) -> int:
     size = 14
-    items = o.replica_nodes
-    if items is None:
+    replica_nodes_items = o.replica_nodes
+    if replica_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
-    items = o.isr_nodes
-    if items is None:
+        size += _w.count_size(len(replica_nodes_items), False)
+        size += 4 * len(replica_nodes_items)
+    isr_nodes_items = o.isr_nodes
+    if isr_nodes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
-    items = o.offline_replicas
-    if items is None:
+        size += _w.count_size(len(isr_nodes_items), False)
+        size += 4 * len(isr_nodes_items)
+    offline_replicas_items = o.offline_replicas
+    if offline_replicas_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(offline_replicas_items), False)
+        size += 4 * len(offline_replicas_items)
     return size
 
 
 # --- MetadataResponsePartition, versions 9-13 ---
 
 def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    o = _new(MetadataResponsePartition)
+    o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -736,47 +722,41 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _unpack_hiii(buf, pos)
         pos += 14
         _f = "replica_nodes"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.replica_nodes = list(_unpack_array_i[n](buf, pos + 1))
+        replica_nodes_n = buf[pos] - 1
+        end = pos + 1 + replica_nodes_n * 4
+        if 0 <= replica_nodes_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.replica_nodes = list(_unpack_array_i[replica_nodes_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            replica_nodes_n, pos = _w.read_count(buf, pos, True)
+            if replica_nodes_n < 0:
                 raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
             else:
-                o.replica_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         _f = "isr_nodes"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.isr_nodes = list(_unpack_array_i[n](buf, pos + 1))
+        isr_nodes_n = buf[pos] - 1
+        end = pos + 1 + isr_nodes_n * 4
+        if 0 <= isr_nodes_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.isr_nodes = list(_unpack_array_i[isr_nodes_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            isr_nodes_n, pos = _w.read_count(buf, pos, True)
+            if isr_nodes_n < 0:
                 raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
             else:
-                o.isr_nodes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         _f = "offline_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.offline_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        offline_replicas_n = buf[pos] - 1
+        end = pos + 1 + offline_replicas_n * 4
+        if 0 <= offline_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.offline_replicas = list(_unpack_array_i[offline_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            offline_replicas_n, pos = _w.read_count(buf, pos, True)
+            if offline_replicas_n < 0:
                 raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
             else:
-                o.offline_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -800,35 +780,35 @@ def _write_MetadataResponsePartition_v9_13(o: MetadataResponsePartition, out: by
         _f = "error_code, partition_index, leader_id, leader_epoch"
         out += _pack_hiii(o.error_code, o.partition_index, o.leader_id, o.leader_epoch)
         _f = "replica_nodes"
-        items = o.replica_nodes
-        if items is None:
+        replica_nodes_items = o.replica_nodes
+        if replica_nodes_items is None:
             raise EncodeError("field replica_nodes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(replica_nodes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(replica_nodes_items) + 1)
+            out += _pack_array_i[len(replica_nodes_items)](*replica_nodes_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replica_nodes_items), True)
+            _w.write_fixed_array(out, replica_nodes_items, "i")
         _f = "isr_nodes"
-        items = o.isr_nodes
-        if items is None:
+        isr_nodes_items = o.isr_nodes
+        if isr_nodes_items is None:
             raise EncodeError("field isr_nodes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(isr_nodes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(isr_nodes_items) + 1)
+            out += _pack_array_i[len(isr_nodes_items)](*isr_nodes_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_nodes_items), True)
+            _w.write_fixed_array(out, isr_nodes_items, "i")
         _f = "offline_replicas"
-        items = o.offline_replicas
-        if items is None:
+        offline_replicas_items = o.offline_replicas
+        if offline_replicas_items is None:
             raise EncodeError("field offline_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(offline_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(offline_replicas_items) + 1)
+            out += _pack_array_i[len(offline_replicas_items)](*offline_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(offline_replicas_items), True)
+            _w.write_fixed_array(out, offline_replicas_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -840,24 +820,24 @@ def _write_MetadataResponsePartition_v9_13(o: MetadataResponsePartition, out: by
 
 def _size_MetadataResponsePartition_v9_13(o: MetadataResponsePartition) -> int:
     size = 14
-    items = o.replica_nodes
-    if items is None:
+    replica_nodes_items = o.replica_nodes
+    if replica_nodes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.isr_nodes
-    if items is None:
+        size += _w.count_size(len(replica_nodes_items), True)
+        size += 4 * len(replica_nodes_items)
+    isr_nodes_items = o.isr_nodes
+    if isr_nodes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.offline_replicas
-    if items is None:
+        size += _w.count_size(len(isr_nodes_items), True)
+        size += 4 * len(isr_nodes_items)
+    offline_replicas_items = o.offline_replicas
+    if offline_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(offline_replicas_items), True)
+        size += 4 * len(offline_replicas_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -868,7 +848,7 @@ def _size_MetadataResponsePartition_v9_13(o: MetadataResponsePartition) -> int:
 # --- MetadataResponseTopic, version 0 ---
 
 def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     o.is_internal = False
     o.topic_authorized_operations = -2147483648
@@ -879,20 +859,18 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -913,13 +891,13 @@ def _write_MetadataResponseTopic_v0(o: MetadataResponseTopic, out: bytearray) ->
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponsePartition_v0_4(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v0_4(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -927,20 +905,20 @@ def _write_MetadataResponseTopic_v0(o: MetadataResponseTopic, out: bytearray) ->
 def _size_MetadataResponseTopic_v0(o: MetadataResponseTopic) -> int:
     size = 2
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponsePartition_v0_4(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v0_4(partitions_item)
     return size
 
 
 # --- MetadataResponseTopic, versions 1-4 ---
 
 def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     o.topic_authorized_operations = -2147483648
     _f = ""
@@ -950,23 +928,21 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -989,13 +965,13 @@ def _write_MetadataResponseTopic_v1_4(o: MetadataResponseTopic, out: bytearray) 
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponsePartition_v0_4(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v0_4(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1003,20 +979,20 @@ def _write_MetadataResponseTopic_v1_4(o: MetadataResponseTopic, out: bytearray) 
 def _size_MetadataResponseTopic_v1_4(o: MetadataResponseTopic) -> int:
     size = 3
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponsePartition_v0_4(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v0_4(partitions_item)
     return size
 
 
 # --- MetadataResponseTopic, versions 5-6 ---
 
 def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     o.topic_authorized_operations = -2147483648
     _f = ""
@@ -1026,23 +1002,21 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1065,13 +1039,13 @@ def _write_MetadataResponseTopic_v5_6(o: MetadataResponseTopic, out: bytearray) 
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponsePartition_v5_6(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v5_6(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1079,20 +1053,20 @@ def _write_MetadataResponseTopic_v5_6(o: MetadataResponseTopic, out: bytearray) 
 def _size_MetadataResponseTopic_v5_6(o: MetadataResponseTopic) -> int:
     size = 3
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponsePartition_v5_6(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v5_6(partitions_item)
     return size
 
 
 # --- MetadataResponseTopic, version 7 ---
 
 def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     o.topic_authorized_operations = -2147483648
     _f = ""
@@ -1102,23 +1076,21 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1141,13 +1113,13 @@ def _write_MetadataResponseTopic_v7(o: MetadataResponseTopic, out: bytearray) ->
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponsePartition_v7_8(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v7_8(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1155,20 +1127,20 @@ def _write_MetadataResponseTopic_v7(o: MetadataResponseTopic, out: bytearray) ->
 def _size_MetadataResponseTopic_v7(o: MetadataResponseTopic) -> int:
     size = 3
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponsePartition_v7_8(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v7_8(partitions_item)
     return size
 
 
 # --- MetadataResponseTopic, version 8 ---
 
 def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
@@ -1177,23 +1149,21 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -1217,13 +1187,13 @@ def _write_MetadataResponseTopic_v8(o: MetadataResponseTopic, out: bytearray) ->
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponsePartition_v7_8(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v7_8(partitions_item, out)
         _f = "topic_authorized_operations"
         out += _pack_i(o.topic_authorized_operations)
     except _w.ENCODE_FAILURES as e:
@@ -1233,20 +1203,20 @@ def _write_MetadataResponseTopic_v8(o: MetadataResponseTopic, out: bytearray) ->
 def _size_MetadataResponseTopic_v8(o: MetadataResponseTopic) -> int:
     size = 7
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponsePartition_v7_8(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v7_8(partitions_item)
     return size
 
 
 # --- MetadataResponseTopic, version 9 ---
 
 def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
@@ -1255,31 +1225,26 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -1317,17 +1282,17 @@ def _write_MetadataResponseTopic_v9(o: MetadataResponseTopic, out: bytearray) ->
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         _f = "topic_authorized_operations"
         out += _pack_i(o.topic_authorized_operations)
         _f = "(tagged fields)"
@@ -1342,13 +1307,13 @@ def _write_MetadataResponseTopic_v9(o: MetadataResponseTopic, out: bytearray) ->
 def _size_MetadataResponseTopic_v9(o: MetadataResponseTopic) -> int:
     size = 7
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponsePartition_v9_13(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v9_13(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1359,7 +1324,7 @@ def _size_MetadataResponseTopic_v9(o: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 10-11 ---
 
 def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     _f = ""
     _i = 0
     try:
@@ -1367,33 +1332,28 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "is_internal"
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -1433,17 +1393,17 @@ def _write_MetadataResponseTopic_v10_11(o: MetadataResponseTopic, out: bytearray
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         _f = "topic_authorized_operations"
         out += _pack_i(o.topic_authorized_operations)
         _f = "(tagged fields)"
@@ -1459,13 +1419,13 @@ def _size_MetadataResponseTopic_v10_11(o: MetadataResponseTopic) -> int:
     size = 7
     size += _w.compact_string_size(o.name)
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponsePartition_v9_13(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v9_13(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1476,7 +1436,7 @@ def _size_MetadataResponseTopic_v10_11(o: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 12-13 ---
 
 def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    o = _new(MetadataResponseTopic)
+    o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     _f = ""
     _i = 0
     try:
@@ -1484,11 +1444,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -1499,16 +1456,16 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -1541,17 +1498,17 @@ def _write_MetadataResponseTopic_v12_13(o: MetadataResponseTopic, out: bytearray
         _f = "is_internal"
         out += _pack_o(o.is_internal)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponsePartition_v9_13(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_MetadataResponsePartition_v9_13(partitions_item, out)
         _f = "topic_authorized_operations"
         out += _pack_i(o.topic_authorized_operations)
         _f = "(tagged fields)"
@@ -1567,13 +1524,13 @@ def _size_MetadataResponseTopic_v12_13(o: MetadataResponseTopic) -> int:
     size = 7
     size += _w.compact_string_size(o.name)
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponsePartition_v9_13(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_MetadataResponsePartition_v9_13(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1584,7 +1541,7 @@ def _size_MetadataResponseTopic_v12_13(o: MetadataResponseTopic) -> int:
 # --- MetadataResponse, version 0 ---
 
 def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.throttle_time_ms = 0
     o.cluster_id = None
     o.controller_id = -1
@@ -1594,27 +1551,27 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     _i = 0
     try:
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v0(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v0(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1629,48 +1586,48 @@ def _write_MetadataResponse_v0(o: MetadataResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v0(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v0(brokers_item, out)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v0(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v0(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v0(o: MetadataResponse) -> int:
     size = 0
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v0(item)
-    items = o.topics
-    if items is None:
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v0(brokers_item)
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v0(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v0(topics_item)
     return size
 
 
 # --- MetadataResponse, version 1 ---
 
 def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.throttle_time_ms = 0
     o.cluster_id = None
     o.cluster_authorized_operations = -2147483648
@@ -1679,30 +1636,30 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     _i = 0
     try:
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1717,50 +1674,50 @@ def _write_MetadataResponse_v1(o: MetadataResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v1(o: MetadataResponse) -> int:
     size = 4
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
-    items = o.topics
-    if items is None:
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- MetadataResponse, version 2 ---
 
 def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.throttle_time_ms = 0
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
@@ -1768,32 +1725,32 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     _i = 0
     try:
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1808,53 +1765,53 @@ def _write_MetadataResponse_v2(o: MetadataResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "cluster_id"
         _w.write_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v2(o: MetadataResponse) -> int:
     size = 4
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
     size += _w.string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- MetadataResponse, versions 3-4 ---
 
 def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
     _f = ""
@@ -1864,32 +1821,32 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1906,53 +1863,53 @@ def _write_MetadataResponse_v3_4(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "cluster_id"
         _w.write_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v3_4(o: MetadataResponse) -> int:
     size = 8
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
     size += _w.string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- MetadataResponse, versions 5-6 ---
 
 def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
     _f = ""
@@ -1962,32 +1919,32 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -2004,53 +1961,53 @@ def _write_MetadataResponse_v5_6(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "cluster_id"
         _w.write_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v5_6(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v5_6(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v5_6(o: MetadataResponse) -> int:
     size = 8
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
     size += _w.string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v5_6(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v5_6(topics_item)
     return size
 
 
 # --- MetadataResponse, version 7 ---
 
 def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
     _f = ""
@@ -2060,32 +2017,32 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -2102,53 +2059,53 @@ def _write_MetadataResponse_v7(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "cluster_id"
         _w.write_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v7(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v7(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_MetadataResponse_v7(o: MetadataResponse) -> int:
     size = 8
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
     size += _w.string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v7(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v7(topics_item)
     return size
 
 
 # --- MetadataResponse, version 8 ---
 
 def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.error_code = 0
     _f = ""
     _i = 0
@@ -2157,32 +2114,32 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, False)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v8(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -2200,25 +2157,25 @@ def _write_MetadataResponse_v8(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseBroker_v1_8(item, out)
+            _w.write_count(out, len(brokers_items), False)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v1_8(brokers_item, out)
         _f = "cluster_id"
         _w.write_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_MetadataResponseTopic_v8(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v8(topics_item, out)
         _f = "cluster_authorized_operations"
         out += _pack_i(o.cluster_authorized_operations)
     except _w.ENCODE_FAILURES as e:
@@ -2227,28 +2184,28 @@ def _write_MetadataResponse_v8(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v8(o: MetadataResponse) -> int:
     size = 12
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseBroker_v1_8(item)
+        size += _w.count_size(len(brokers_items), False)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v1_8(brokers_item)
     size += _w.string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_MetadataResponseTopic_v8(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v8(topics_item)
     return size
 
 
 # --- MetadataResponse, version 9 ---
 
 def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.error_code = 0
     _f = ""
     _i = 0
@@ -2257,22 +2214,19 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -2281,16 +2235,16 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -2317,33 +2271,33 @@ def _write_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(brokers_items) + 1)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+            _w.write_count(out, len(brokers_items), True)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         _f = "cluster_id"
         _w.write_compact_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseTopic_v9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseTopic_v9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v9(topics_item, out)
         _f = "cluster_authorized_operations"
         out += _pack_i(o.cluster_authorized_operations)
         _f = "(tagged fields)"
@@ -2357,21 +2311,21 @@ def _write_MetadataResponse_v9(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v9(o: MetadataResponse) -> int:
     size = 12
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseBroker_v9_13(item)
+        size += _w.count_size(len(brokers_items), True)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v9_13(brokers_item)
     size += _w.compact_string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseTopic_v9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -2382,7 +2336,7 @@ def _size_MetadataResponse_v9(o: MetadataResponse) -> int:
 # --- MetadataResponse, version 10 ---
 
 def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.error_code = 0
     _f = ""
     _i = 0
@@ -2391,22 +2345,19 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -2415,16 +2366,16 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
         pos += 4
@@ -2451,33 +2402,33 @@ def _write_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(brokers_items) + 1)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+            _w.write_count(out, len(brokers_items), True)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         _f = "cluster_id"
         _w.write_compact_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseTopic_v10_11(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v10_11(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseTopic_v10_11(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v10_11(topics_item, out)
         _f = "cluster_authorized_operations"
         out += _pack_i(o.cluster_authorized_operations)
         _f = "(tagged fields)"
@@ -2491,21 +2442,21 @@ def _write_MetadataResponse_v10(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v10(o: MetadataResponse) -> int:
     size = 12
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseBroker_v9_13(item)
+        size += _w.count_size(len(brokers_items), True)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v9_13(brokers_item)
     size += _w.compact_string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseTopic_v10_11(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v10_11(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -2516,7 +2467,7 @@ def _size_MetadataResponse_v10(o: MetadataResponse) -> int:
 # --- MetadataResponse, version 11 ---
 
 def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
     _f = ""
@@ -2526,22 +2477,19 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -2550,16 +2498,16 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2585,33 +2533,33 @@ def _write_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(brokers_items) + 1)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+            _w.write_count(out, len(brokers_items), True)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         _f = "cluster_id"
         _w.write_compact_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseTopic_v10_11(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v10_11(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseTopic_v10_11(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v10_11(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -2623,21 +2571,21 @@ def _write_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v11(o: MetadataResponse) -> int:
     size = 8
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseBroker_v9_13(item)
+        size += _w.count_size(len(brokers_items), True)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v9_13(brokers_item)
     size += _w.compact_string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseTopic_v10_11(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v10_11(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -2648,7 +2596,7 @@ def _size_MetadataResponse_v11(o: MetadataResponse) -> int:
 # --- MetadataResponse, version 12 ---
 
 def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     o.error_code = 0
     _f = ""
@@ -2658,22 +2606,19 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -2682,16 +2627,16 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -2717,33 +2662,33 @@ def _write_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(brokers_items) + 1)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+            _w.write_count(out, len(brokers_items), True)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         _f = "cluster_id"
         _w.write_compact_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseTopic_v12_13(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v12_13(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseTopic_v12_13(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v12_13(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -2755,21 +2700,21 @@ def _write_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v12(o: MetadataResponse) -> int:
     size = 8
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseBroker_v9_13(item)
+        size += _w.count_size(len(brokers_items), True)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v9_13(brokers_item)
     size += _w.compact_string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseTopic_v12_13(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v12_13(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -2780,7 +2725,7 @@ def _size_MetadataResponse_v12(o: MetadataResponse) -> int:
 # --- MetadataResponse, version 13 ---
 
 def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    o = _new(MetadataResponse)
+    o = MetadataResponse.__new__(MetadataResponse)
     o.cluster_authorized_operations = -2147483648
     _f = ""
     _i = 0
@@ -2789,22 +2734,19 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        brokers_n, pos = _w.read_count(buf, pos, True)
+        if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                append(item)
-            o.brokers = items
+            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
+            for _i in range(brokers_n):
+                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+                brokers_append(brokers_item)
+            o.brokers = brokers_items
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -2813,16 +2755,16 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -2851,33 +2793,33 @@ def _write_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "brokers[]"
-        items = o.brokers
-        if items is None:
+        brokers_items = o.brokers
+        if brokers_items is None:
             raise EncodeError("field brokers is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+        elif len(brokers_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(brokers_items) + 1)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseBroker_v9_13(item, out)
+            _w.write_count(out, len(brokers_items), True)
+            for brokers_item in brokers_items:
+                _write_MetadataResponseBroker_v9_13(brokers_item, out)
         _f = "cluster_id"
         _w.write_compact_string(out, o.cluster_id)
         _f = "controller_id"
         out += _pack_i(o.controller_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_MetadataResponseTopic_v12_13(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v12_13(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_MetadataResponseTopic_v12_13(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_MetadataResponseTopic_v12_13(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "(tagged fields)"
@@ -2891,21 +2833,21 @@ def _write_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
 
 def _size_MetadataResponse_v13(o: MetadataResponse) -> int:
     size = 10
-    items = o.brokers
-    if items is None:
+    brokers_items = o.brokers
+    if brokers_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseBroker_v9_13(item)
+        size += _w.count_size(len(brokers_items), True)
+        for brokers_item in brokers_items:
+            size += _size_MetadataResponseBroker_v9_13(brokers_item)
     size += _w.compact_string_size(o.cluster_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_MetadataResponseTopic_v12_13(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_MetadataResponseTopic_v12_13(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

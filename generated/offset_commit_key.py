@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -49,13 +47,13 @@ class OffsetCommitKey(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitKey):
             return NotImplemented
         return (
-            self.group == other.group  # type: ignore[attr-defined]
-            and self.topic == other.topic  # type: ignore[attr-defined]
-            and self.partition == other.partition  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group == other.group
+            and self.topic == other.topic
+            and self.partition == other.partition
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -74,18 +72,14 @@ class OffsetCommitKey(GeneratedStruct):
 # --- OffsetCommitKey, version 0 ---
 
 def _read_OffsetCommitKey_v0(buf: bytes, pos: int) -> tuple[OffsetCommitKey, int]:
-    o = _new(OffsetCommitKey)
+    o = OffsetCommitKey.__new__(OffsetCommitKey)
     _f = ""
     _i = 0
     try:
         _f = "group"
-        o.group, pos = _w.read_string(buf, pos)
-        if o.group is None:
-            raise DecodeError("non-nullable field group was null", offset=pos)
+        o.group, pos = _w.read_string_nn(buf, pos)
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partition"
         (o.partition,) = _unpack_i(buf, pos)
         pos += 4

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -59,15 +57,15 @@ class OffsetCommitRequestPartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitRequestPartition):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.committed_offset == other.committed_offset  # type: ignore[attr-defined]
-            and self.committed_leader_epoch == other.committed_leader_epoch  # type: ignore[attr-defined]
-            and self.commit_timestamp == other.commit_timestamp  # type: ignore[attr-defined]
-            and self.committed_metadata == other.committed_metadata  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.committed_offset == other.committed_offset
+            and self.committed_leader_epoch == other.committed_leader_epoch
+            and self.commit_timestamp == other.commit_timestamp
+            and self.committed_metadata == other.committed_metadata
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -111,13 +109,13 @@ class OffsetCommitRequestTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitRequestTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -171,16 +169,16 @@ class OffsetCommitRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.generation_id_or_member_epoch == other.generation_id_or_member_epoch  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.retention_time_ms == other.retention_time_ms  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.generation_id_or_member_epoch == other.generation_id_or_member_epoch
+            and self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.retention_time_ms == other.retention_time_ms
+            and self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -202,7 +200,7 @@ class OffsetCommitRequest(GeneratedStruct):
 # --- OffsetCommitRequestPartition, versions 2-5 ---
 
 def _read_OffsetCommitRequestPartition_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    o = _new(OffsetCommitRequestPartition)
+    o = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
     o.committed_leader_epoch = -1
     o.commit_timestamp = -1
     _f = ""
@@ -243,7 +241,7 @@ def _size_OffsetCommitRequestPartition_v2_5(o: OffsetCommitRequestPartition) -> 
 # --- OffsetCommitRequestPartition, versions 6-7 ---
 
 def _read_OffsetCommitRequestPartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    o = _new(OffsetCommitRequestPartition)
+    o = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
     o.commit_timestamp = -1
     _f = ""
     _i = 0
@@ -283,7 +281,7 @@ def _size_OffsetCommitRequestPartition_v6_7(o: OffsetCommitRequestPartition) -> 
 # --- OffsetCommitRequestPartition, versions 8-10 ---
 
 def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    o = _new(OffsetCommitRequestPartition)
+    o = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
     o.commit_timestamp = -1
     _f = ""
     _i = 0
@@ -292,11 +290,8 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "committed_metadata"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.committed_metadata = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -349,26 +344,24 @@ def _size_OffsetCommitRequestPartition_v8_10(o: OffsetCommitRequestPartition) ->
 # --- OffsetCommitRequestTopic, versions 2-5 ---
 
 def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    o = _new(OffsetCommitRequestTopic)
+    o = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -385,13 +378,13 @@ def _write_OffsetCommitRequestTopic_v2_5(o: OffsetCommitRequestTopic, out: bytea
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v2_5(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v2_5(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -399,39 +392,37 @@ def _write_OffsetCommitRequestTopic_v2_5(o: OffsetCommitRequestTopic, out: bytea
 def _size_OffsetCommitRequestTopic_v2_5(o: OffsetCommitRequestTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestPartition_v2_5(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitRequestPartition_v2_5(partitions_item)
     return size
 
 
 # --- OffsetCommitRequestTopic, versions 6-7 ---
 
 def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    o = _new(OffsetCommitRequestTopic)
+    o = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -448,13 +439,13 @@ def _write_OffsetCommitRequestTopic_v6_7(o: OffsetCommitRequestTopic, out: bytea
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v6_7(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v6_7(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -462,47 +453,42 @@ def _write_OffsetCommitRequestTopic_v6_7(o: OffsetCommitRequestTopic, out: bytea
 def _size_OffsetCommitRequestTopic_v6_7(o: OffsetCommitRequestTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestPartition_v6_7(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitRequestPartition_v6_7(partitions_item)
     return size
 
 
 # --- OffsetCommitRequestTopic, versions 8-9 ---
 
 def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    o = _new(OffsetCommitRequestTopic)
+    o = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -533,17 +519,17 @@ def _write_OffsetCommitRequestTopic_v8_9(o: OffsetCommitRequestTopic, out: bytea
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -556,13 +542,13 @@ def _write_OffsetCommitRequestTopic_v8_9(o: OffsetCommitRequestTopic, out: bytea
 def _size_OffsetCommitRequestTopic_v8_9(o: OffsetCommitRequestTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitRequestPartition_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitRequestPartition_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -573,7 +559,7 @@ def _size_OffsetCommitRequestTopic_v8_9(o: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, version 10 ---
 
 def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    o = _new(OffsetCommitRequestTopic)
+    o = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
     o.name = ''
     _f = ""
     _i = 0
@@ -581,16 +567,16 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -614,17 +600,17 @@ def _write_OffsetCommitRequestTopic_v10(o: OffsetCommitRequestTopic, out: bytear
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitRequestPartition_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitRequestPartition_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -637,13 +623,13 @@ def _write_OffsetCommitRequestTopic_v10(o: OffsetCommitRequestTopic, out: bytear
 def _size_OffsetCommitRequestTopic_v10(o: OffsetCommitRequestTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitRequestPartition_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitRequestPartition_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -654,36 +640,32 @@ def _size_OffsetCommitRequestTopic_v10(o: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequest, versions 2-4 ---
 
 def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.group_instance_id = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "retention_time_ms"
         (o.retention_time_ms,) = _unpack_q(buf, pos)
         pos += 8
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -710,13 +692,13 @@ def _write_OffsetCommitRequest_v2_4(o: OffsetCommitRequest, out: bytearray) -> N
         _f = "retention_time_ms"
         out += _pack_q(o.retention_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v2_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v2_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -725,47 +707,43 @@ def _size_OffsetCommitRequest_v2_4(o: OffsetCommitRequest) -> int:
     size = 12
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v2_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v2_5(topics_item)
     return size
 
 
 # --- OffsetCommitRequest, version 5 ---
 
 def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.group_instance_id = None
     o.retention_time_ms = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -790,13 +768,13 @@ def _write_OffsetCommitRequest_v5(o: OffsetCommitRequest, out: bytearray) -> Non
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v2_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v2_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -805,47 +783,43 @@ def _size_OffsetCommitRequest_v5(o: OffsetCommitRequest) -> int:
     size = 4
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v2_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v2_5(topics_item)
     return size
 
 
 # --- OffsetCommitRequest, version 6 ---
 
 def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.group_instance_id = None
     o.retention_time_ms = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -870,13 +844,13 @@ def _write_OffsetCommitRequest_v6(o: OffsetCommitRequest, out: bytearray) -> Non
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v6_7(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v6_7(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -885,48 +859,44 @@ def _size_OffsetCommitRequest_v6(o: OffsetCommitRequest) -> int:
     size = 4
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v6_7(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v6_7(topics_item)
     return size
 
 
 # --- OffsetCommitRequest, version 7 ---
 
 def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.retention_time_ms = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -951,13 +921,13 @@ def _write_OffsetCommitRequest_v7(o: OffsetCommitRequest, out: bytearray) -> Non
         _f = "group_instance_id"
         _w.write_string(out, o.group_instance_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v6_7(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v6_7(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -967,72 +937,59 @@ def _size_OffsetCommitRequest_v7(o: OffsetCommitRequest) -> int:
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
     size += _w.string_size(o.group_instance_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v6_7(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v6_7(topics_item)
     return size
 
 
 # --- OffsetCommitRequest, versions 8-9 ---
 
 def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.retention_time_ms = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1076,17 +1033,17 @@ def _write_OffsetCommitRequest_v8_9(o: OffsetCommitRequest, out: bytearray) -> N
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v8_9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v8_9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v8_9(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1101,13 +1058,13 @@ def _size_OffsetCommitRequest_v8_9(o: OffsetCommitRequest) -> int:
     size += _w.compact_string_size(o.group_id)
     size += _w.compact_string_size(o.member_id)
     size += _w.compact_string_size(o.group_instance_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v8_9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v8_9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1118,59 +1075,46 @@ def _size_OffsetCommitRequest_v8_9(o: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 10 ---
 
 def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    o = _new(OffsetCommitRequest)
+    o = OffsetCommitRequest.__new__(OffsetCommitRequest)
     o.retention_time_ms = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1214,17 +1158,17 @@ def _write_OffsetCommitRequest_v10(o: OffsetCommitRequest, out: bytearray) -> No
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v10(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v10(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitRequestTopic_v10(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetCommitRequestTopic_v10(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1239,13 +1183,13 @@ def _size_OffsetCommitRequest_v10(o: OffsetCommitRequest) -> int:
     size += _w.compact_string_size(o.group_id)
     size += _w.compact_string_size(o.member_id)
     size += _w.compact_string_size(o.group_instance_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitRequestTopic_v10(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitRequestTopic_v10(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

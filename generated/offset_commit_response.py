@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
@@ -48,12 +46,12 @@ class OffsetCommitResponsePartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitResponsePartition):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -94,13 +92,13 @@ class OffsetCommitResponseTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitResponseTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -142,12 +140,12 @@ class OffsetCommitResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -165,7 +163,7 @@ class OffsetCommitResponse(GeneratedStruct):
 # --- OffsetCommitResponsePartition, versions 2-7 ---
 
 def _read_OffsetCommitResponsePartition_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    o = _new(OffsetCommitResponsePartition)
+    o = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -197,7 +195,7 @@ def _size_OffsetCommitResponsePartition_v2_7(o: OffsetCommitResponsePartition) -
 # --- OffsetCommitResponsePartition, versions 8-10 ---
 
 def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    o = _new(OffsetCommitResponsePartition)
+    o = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -247,37 +245,35 @@ def _size_OffsetCommitResponsePartition_v8_10(o: OffsetCommitResponsePartition) 
 # --- OffsetCommitResponseTopic, versions 2-7 ---
 
 def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    o = _new(OffsetCommitResponseTopic)
+    o = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
+            partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + n * 6
-            rows = buf[pos:end]
-            if len(rows) == n * 6:
-                for row in _iter_ih(rows):
-                    item = _new(OffsetCommitResponsePartition)
-                    item.partition_index, item.error_code,  = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + partitions_n * 6
+            partitions_rows = buf[pos:end]
+            if len(partitions_rows) == partitions_n * 6:
+                for partitions_row in _iter_ih(partitions_rows):
+                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item.partition_index, partitions_item.error_code,  = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_append(partitions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
-                    append(item)
-            o.partitions = items
+                for _i in range(partitions_n):
+                    partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                    partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -294,13 +290,13 @@ def _write_OffsetCommitResponseTopic_v2_7(o: OffsetCommitResponseTopic, out: byt
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitResponsePartition_v2_7(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitResponsePartition_v2_7(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -308,58 +304,53 @@ def _write_OffsetCommitResponseTopic_v2_7(o: OffsetCommitResponseTopic, out: byt
 def _size_OffsetCommitResponseTopic_v2_7(o: OffsetCommitResponseTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitResponsePartition_v2_7(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitResponsePartition_v2_7(partitions_item)
     return size
 
 
 # --- OffsetCommitResponseTopic, versions 8-9 ---
 
 def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    o = _new(OffsetCommitResponseTopic)
+    o = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
+            partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 7
-            rows = buf[pos:end]
-            if len(rows) == n * 7 and not any(rows[6::7]):
-                for row in _iter_ihB(rows):
-                    item = _new(OffsetCommitResponsePartition)
-                    item.partition_index, item.error_code, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + partitions_n * 7
+            partitions_rows = buf[pos:end]
+            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                for partitions_row in _iter_ihB(partitions_rows):
+                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_append(partitions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    append(item)
-            o.partitions = items
+                for _i in range(partitions_n):
+                    partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                    partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -390,17 +381,17 @@ def _write_OffsetCommitResponseTopic_v8_9(o: OffsetCommitResponseTopic, out: byt
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitResponsePartition_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitResponsePartition_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -413,13 +404,13 @@ def _write_OffsetCommitResponseTopic_v8_9(o: OffsetCommitResponseTopic, out: byt
 def _size_OffsetCommitResponseTopic_v8_9(o: OffsetCommitResponseTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitResponsePartition_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitResponsePartition_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -430,7 +421,7 @@ def _size_OffsetCommitResponseTopic_v8_9(o: OffsetCommitResponseTopic) -> int:
 # --- OffsetCommitResponseTopic, version 10 ---
 
 def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    o = _new(OffsetCommitResponseTopic)
+    o = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
     o.name = ''
     _f = ""
     _i = 0
@@ -438,27 +429,27 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
+            partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 7
-            rows = buf[pos:end]
-            if len(rows) == n * 7 and not any(rows[6::7]):
-                for row in _iter_ihB(rows):
-                    item = _new(OffsetCommitResponsePartition)
-                    item.partition_index, item.error_code, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + partitions_n * 7
+            partitions_rows = buf[pos:end]
+            if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                for partitions_row in _iter_ihB(partitions_rows):
+                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                    partitions_item.unknown_tagged_fields = ()
+                    partitions_append(partitions_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    append(item)
-            o.partitions = items
+                for _i in range(partitions_n):
+                    partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                    partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -482,17 +473,17 @@ def _write_OffsetCommitResponseTopic_v10(o: OffsetCommitResponseTopic, out: byte
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitResponsePartition_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitResponsePartition_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetCommitResponsePartition_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -505,13 +496,13 @@ def _write_OffsetCommitResponseTopic_v10(o: OffsetCommitResponseTopic, out: byte
 def _size_OffsetCommitResponseTopic_v10(o: OffsetCommitResponseTopic) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitResponsePartition_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetCommitResponsePartition_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -522,22 +513,22 @@ def _size_OffsetCommitResponseTopic_v10(o: OffsetCommitResponseTopic) -> int:
 # --- OffsetCommitResponse, version 2 ---
 
 def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    o = _new(OffsetCommitResponse)
+    o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     o.throttle_time_ms = 0
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -550,33 +541,33 @@ def _write_OffsetCommitResponse_v2(o: OffsetCommitResponse, out: bytearray) -> N
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v2_7(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v2_7(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_OffsetCommitResponse_v2(o: OffsetCommitResponse) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitResponseTopic_v2_7(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitResponseTopic_v2_7(topics_item)
     return size
 
 
 # --- OffsetCommitResponse, versions 3-7 ---
 
 def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    o = _new(OffsetCommitResponse)
+    o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
     try:
@@ -584,16 +575,16 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -608,33 +599,33 @@ def _write_OffsetCommitResponse_v3_7(o: OffsetCommitResponse, out: bytearray) ->
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v2_7(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v2_7(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_OffsetCommitResponse_v3_7(o: OffsetCommitResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetCommitResponseTopic_v2_7(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitResponseTopic_v2_7(topics_item)
     return size
 
 
 # --- OffsetCommitResponse, versions 8-9 ---
 
 def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    o = _new(OffsetCommitResponse)
+    o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
     try:
@@ -642,16 +633,16 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -675,17 +666,17 @@ def _write_OffsetCommitResponse_v8_9(o: OffsetCommitResponse, out: bytearray) ->
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v8_9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v8_9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v8_9(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -697,13 +688,13 @@ def _write_OffsetCommitResponse_v8_9(o: OffsetCommitResponse, out: bytearray) ->
 
 def _size_OffsetCommitResponse_v8_9(o: OffsetCommitResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitResponseTopic_v8_9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitResponseTopic_v8_9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -714,7 +705,7 @@ def _size_OffsetCommitResponse_v8_9(o: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, version 10 ---
 
 def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    o = _new(OffsetCommitResponse)
+    o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
     try:
@@ -722,16 +713,16 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -755,17 +746,17 @@ def _write_OffsetCommitResponse_v10(o: OffsetCommitResponse, out: bytearray) -> 
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v10(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v10(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetCommitResponseTopic_v10(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetCommitResponseTopic_v10(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -777,13 +768,13 @@ def _write_OffsetCommitResponse_v10(o: OffsetCommitResponse, out: bytearray) -> 
 
 def _size_OffsetCommitResponse_v10(o: OffsetCommitResponse) -> int:
     size = 4
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetCommitResponseTopic_v10(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetCommitResponseTopic_v10(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
@@ -59,15 +57,15 @@ class OffsetCommitValue(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetCommitValue):
             return NotImplemented
         return (
-            self.offset == other.offset  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.commit_timestamp == other.commit_timestamp  # type: ignore[attr-defined]
-            and self.expire_timestamp == other.expire_timestamp  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.offset == other.offset
+            and self.leader_epoch == other.leader_epoch
+            and self.metadata == other.metadata
+            and self.commit_timestamp == other.commit_timestamp
+            and self.expire_timestamp == other.expire_timestamp
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -88,7 +86,7 @@ class OffsetCommitValue(GeneratedStruct):
 # --- OffsetCommitValue, versions 0,2 ---
 
 def _read_OffsetCommitValue_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    o = _new(OffsetCommitValue)
+    o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.leader_epoch = -1
     o.expire_timestamp = -1
     _f = ""
@@ -98,9 +96,7 @@ def _read_OffsetCommitValue_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitValu
         (o.offset,) = _unpack_q(buf, pos)
         pos += 8
         _f = "metadata"
-        o.metadata, pos = _w.read_string(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_string_nn(buf, pos)
         _f = "commit_timestamp"
         (o.commit_timestamp,) = _unpack_q(buf, pos)
         pos += 8
@@ -136,7 +132,7 @@ def _size_OffsetCommitValue_v0_2(o: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 1 ---
 
 def _read_OffsetCommitValue_v1(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    o = _new(OffsetCommitValue)
+    o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.leader_epoch = -1
     _f = ""
     _i = 0
@@ -145,9 +141,7 @@ def _read_OffsetCommitValue_v1(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         (o.offset,) = _unpack_q(buf, pos)
         pos += 8
         _f = "metadata"
-        o.metadata, pos = _w.read_string(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_string_nn(buf, pos)
         _f = "commit_timestamp, expire_timestamp"
         o.commit_timestamp, o.expire_timestamp = _unpack_qq(buf, pos)
         pos += 16
@@ -183,7 +177,7 @@ def _size_OffsetCommitValue_v1(o: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 3 ---
 
 def _read_OffsetCommitValue_v3(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    o = _new(OffsetCommitValue)
+    o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.expire_timestamp = -1
     _f = ""
     _i = 0
@@ -192,9 +186,7 @@ def _read_OffsetCommitValue_v3(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         o.offset, o.leader_epoch = _unpack_qi(buf, pos)
         pos += 12
         _f = "metadata"
-        o.metadata, pos = _w.read_string(buf, pos)
-        if o.metadata is None:
-            raise DecodeError("non-nullable field metadata was null", offset=pos)
+        o.metadata, pos = _w.read_string_nn(buf, pos)
         _f = "commit_timestamp"
         (o.commit_timestamp,) = _unpack_q(buf, pos)
         pos += 8
@@ -230,7 +222,7 @@ def _size_OffsetCommitValue_v3(o: OffsetCommitValue) -> int:
 # --- OffsetCommitValue, version 4 ---
 
 def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
-    o = _new(OffsetCommitValue)
+    o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.expire_timestamp = -1
     _f = ""
     _i = 0
@@ -239,17 +231,12 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         o.offset, o.leader_epoch = _unpack_qi(buf, pos)
         pos += 12
         _f = "metadata"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.metadata = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.metadata, pos = _w.read_compact_string(buf, pos)
-            if o.metadata is None:
-                raise DecodeError("non-nullable field metadata was null", offset=pos)
+            o.metadata, pos = _w.read_compact_string_nn(buf, pos)
         _f = "commit_timestamp"
         (o.commit_timestamp,) = _unpack_q(buf, pos)
         pos += 8

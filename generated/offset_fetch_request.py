@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -48,12 +46,12 @@ class OffsetFetchRequestTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchRequestTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.partition_indexes == other.partition_indexes  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.partition_indexes == other.partition_indexes
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -94,13 +92,13 @@ class OffsetFetchRequestTopics(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchRequestTopics):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partition_indexes == other.partition_indexes  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partition_indexes == other.partition_indexes
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -145,14 +143,14 @@ class OffsetFetchRequestGroup(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchRequestGroup):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.member_epoch == other.member_epoch  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.member_id == other.member_id
+            and self.member_epoch == other.member_epoch
+            and self.topics == other.topics
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -201,14 +199,14 @@ class OffsetFetchRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.groups == other.groups  # type: ignore[attr-defined]
-            and self.require_stable == other.require_stable  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.topics == other.topics
+            and self.groups == other.groups
+            and self.require_stable == other.require_stable
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -228,20 +226,18 @@ class OffsetFetchRequest(GeneratedStruct):
 # --- OffsetFetchRequestTopic, versions 1-5 ---
 
 def _read_OffsetFetchRequestTopic_v1_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    o = _new(OffsetFetchRequestTopic)
+    o = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_indexes"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_indexes_n, pos = _w.read_count(buf, pos, False)
+        if partition_indexes_n < 0:
             raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
         else:
-            o.partition_indexes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -258,12 +254,12 @@ def _write_OffsetFetchRequestTopic_v1_5(o: OffsetFetchRequestTopic, out: bytearr
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partition_indexes"
-        items = o.partition_indexes
-        if items is None:
+        partition_indexes_items = o.partition_indexes
+        if partition_indexes_items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_indexes_items), False)
+            _w.write_fixed_array(out, partition_indexes_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -271,48 +267,41 @@ def _write_OffsetFetchRequestTopic_v1_5(o: OffsetFetchRequestTopic, out: bytearr
 def _size_OffsetFetchRequestTopic_v1_5(o: OffsetFetchRequestTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partition_indexes
-    if items is None:
+    partition_indexes_items = o.partition_indexes
+    if partition_indexes_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_indexes_items), False)
+        size += 4 * len(partition_indexes_items)
     return size
 
 
 # --- OffsetFetchRequestTopic, versions 6-7 ---
 
 def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    o = _new(OffsetFetchRequestTopic)
+    o = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_indexes"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partition_indexes = list(_unpack_array_i[n](buf, pos + 1))
+        partition_indexes_n = buf[pos] - 1
+        end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partition_indexes_n, pos = _w.read_count(buf, pos, True)
+            if partition_indexes_n < 0:
                 raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
             else:
-                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -343,15 +332,15 @@ def _write_OffsetFetchRequestTopic_v6_7(o: OffsetFetchRequestTopic, out: bytearr
         else:
             _w.write_compact_string(out, o.name)
         _f = "partition_indexes"
-        items = o.partition_indexes
-        if items is None:
+        partition_indexes_items = o.partition_indexes
+        if partition_indexes_items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_indexes_items) + 1)
+            out += _pack_array_i[len(partition_indexes_items)](*partition_indexes_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_indexes_items), True)
+            _w.write_fixed_array(out, partition_indexes_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -364,12 +353,12 @@ def _write_OffsetFetchRequestTopic_v6_7(o: OffsetFetchRequestTopic, out: bytearr
 def _size_OffsetFetchRequestTopic_v6_7(o: OffsetFetchRequestTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partition_indexes
-    if items is None:
+    partition_indexes_items = o.partition_indexes
+    if partition_indexes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_indexes_items), True)
+        size += 4 * len(partition_indexes_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -380,37 +369,30 @@ def _size_OffsetFetchRequestTopic_v6_7(o: OffsetFetchRequestTopic) -> int:
 # --- OffsetFetchRequestTopics, versions 8-9 ---
 
 def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    o = _new(OffsetFetchRequestTopics)
+    o = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_indexes"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partition_indexes = list(_unpack_array_i[n](buf, pos + 1))
+        partition_indexes_n = buf[pos] - 1
+        end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partition_indexes_n, pos = _w.read_count(buf, pos, True)
+            if partition_indexes_n < 0:
                 raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
             else:
-                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -441,15 +423,15 @@ def _write_OffsetFetchRequestTopics_v8_9(o: OffsetFetchRequestTopics, out: bytea
         else:
             _w.write_compact_string(out, o.name)
         _f = "partition_indexes"
-        items = o.partition_indexes
-        if items is None:
+        partition_indexes_items = o.partition_indexes
+        if partition_indexes_items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_indexes_items) + 1)
+            out += _pack_array_i[len(partition_indexes_items)](*partition_indexes_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_indexes_items), True)
+            _w.write_fixed_array(out, partition_indexes_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -462,12 +444,12 @@ def _write_OffsetFetchRequestTopics_v8_9(o: OffsetFetchRequestTopics, out: bytea
 def _size_OffsetFetchRequestTopics_v8_9(o: OffsetFetchRequestTopics) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partition_indexes
-    if items is None:
+    partition_indexes_items = o.partition_indexes
+    if partition_indexes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_indexes_items), True)
+        size += 4 * len(partition_indexes_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -478,7 +460,7 @@ def _size_OffsetFetchRequestTopics_v8_9(o: OffsetFetchRequestTopics) -> int:
 # --- OffsetFetchRequestTopics, version 10 ---
 
 def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    o = _new(OffsetFetchRequestTopics)
+    o = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
     o.name = ''
     _f = ""
     _i = 0
@@ -486,19 +468,17 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_indexes"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partition_indexes = list(_unpack_array_i[n](buf, pos + 1))
+        partition_indexes_n = buf[pos] - 1
+        end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partition_indexes_n, pos = _w.read_count(buf, pos, True)
+            if partition_indexes_n < 0:
                 raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
             else:
-                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -522,15 +502,15 @@ def _write_OffsetFetchRequestTopics_v10(o: OffsetFetchRequestTopics, out: bytear
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partition_indexes"
-        items = o.partition_indexes
-        if items is None:
+        partition_indexes_items = o.partition_indexes
+        if partition_indexes_items is None:
             raise EncodeError("field partition_indexes is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partition_indexes_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_indexes_items) + 1)
+            out += _pack_array_i[len(partition_indexes_items)](*partition_indexes_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_indexes_items), True)
+            _w.write_fixed_array(out, partition_indexes_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -543,12 +523,12 @@ def _write_OffsetFetchRequestTopics_v10(o: OffsetFetchRequestTopics, out: bytear
 def _size_OffsetFetchRequestTopics_v10(o: OffsetFetchRequestTopics) -> int:
     size = 0
     size += 16
-    items = o.partition_indexes
-    if items is None:
+    partition_indexes_items = o.partition_indexes
+    if partition_indexes_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_indexes_items), True)
+        size += 4 * len(partition_indexes_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -559,35 +539,30 @@ def _size_OffsetFetchRequestTopics_v10(o: OffsetFetchRequestTopics) -> int:
 # --- OffsetFetchRequestGroup, version 8 ---
 
 def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    o = _new(OffsetFetchRequestGroup)
+    o = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
     o.member_id = None
     o.member_epoch = -1
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -618,17 +593,17 @@ def _write_OffsetFetchRequestGroup_v8(o: OffsetFetchRequestGroup, out: bytearray
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v8_9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v8_9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -641,13 +616,13 @@ def _write_OffsetFetchRequestGroup_v8(o: OffsetFetchRequestGroup, out: bytearray
 def _size_OffsetFetchRequestGroup_v8(o: OffsetFetchRequestGroup) -> int:
     size = 0
     size += _w.compact_string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestTopics_v8_9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopics_v8_9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -658,28 +633,20 @@ def _size_OffsetFetchRequestGroup_v8(o: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 9 ---
 
 def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    o = _new(OffsetFetchRequestGroup)
+    o = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -688,16 +655,16 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
         (o.member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -732,17 +699,17 @@ def _write_OffsetFetchRequestGroup_v9(o: OffsetFetchRequestGroup, out: bytearray
         _f = "member_epoch"
         out += _pack_i(o.member_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v8_9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v8_9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v8_9(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -756,13 +723,13 @@ def _size_OffsetFetchRequestGroup_v9(o: OffsetFetchRequestGroup) -> int:
     size = 4
     size += _w.compact_string_size(o.group_id)
     size += _w.compact_string_size(o.member_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestTopics_v8_9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopics_v8_9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -773,28 +740,20 @@ def _size_OffsetFetchRequestGroup_v9(o: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 10 ---
 
 def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    o = _new(OffsetFetchRequestGroup)
+    o = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -803,16 +762,16 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
         (o.member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -847,17 +806,17 @@ def _write_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup, out: bytearra
         _f = "member_epoch"
         out += _pack_i(o.member_epoch)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v10(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v10(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestTopics_v10(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopics_v10(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -871,13 +830,13 @@ def _size_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup) -> int:
     size = 4
     size += _w.compact_string_size(o.group_id)
     size += _w.compact_string_size(o.member_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestTopics_v10(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopics_v10(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -888,27 +847,25 @@ def _size_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequest, version 1 ---
 
 def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -929,13 +886,13 @@ def _write_OffsetFetchRequest_v1(o: OffsetFetchRequest, out: bytearray) -> None:
             raise EncodeError("field group_id is null but not nullable at this version")
         _w.write_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v1_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v1_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -943,40 +900,38 @@ def _write_OffsetFetchRequest_v1(o: OffsetFetchRequest, out: bytearray) -> None:
 def _size_OffsetFetchRequest_v1(o: OffsetFetchRequest) -> int:
     size = 0
     size += _w.string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchRequestTopic_v1_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopic_v1_5(topics_item)
     return size
 
 
 # --- OffsetFetchRequest, versions 2-5 ---
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -997,13 +952,13 @@ def _write_OffsetFetchRequest_v2_5(o: OffsetFetchRequest, out: bytearray) -> Non
             raise EncodeError("field group_id is null but not nullable at this version")
         _w.write_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v1_5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v1_5(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1011,48 +966,43 @@ def _write_OffsetFetchRequest_v2_5(o: OffsetFetchRequest, out: bytearray) -> Non
 def _size_OffsetFetchRequest_v2_5(o: OffsetFetchRequest) -> int:
     size = 0
     size += _w.string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchRequestTopic_v1_5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopic_v1_5(topics_item)
     return size
 
 
 # --- OffsetFetchRequest, version 6 ---
 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1087,17 +1037,17 @@ def _write_OffsetFetchRequest_v6(o: OffsetFetchRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v6_7(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v6_7(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1110,13 +1060,13 @@ def _write_OffsetFetchRequest_v6(o: OffsetFetchRequest, out: bytearray) -> None:
 def _size_OffsetFetchRequest_v6(o: OffsetFetchRequest) -> int:
     size = 0
     size += _w.compact_string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestTopic_v6_7(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopic_v6_7(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1127,34 +1077,29 @@ def _size_OffsetFetchRequest_v6(o: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 7 ---
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.groups = []
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             o.topics = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
         pos += 1
@@ -1190,17 +1135,17 @@ def _write_OffsetFetchRequest_v7(o: OffsetFetchRequest, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v6_7(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestTopic_v6_7(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchRequestTopic_v6_7(topics_item, out)
         _f = "require_stable"
         out += _pack_o(o.require_stable)
         _f = "(tagged fields)"
@@ -1215,13 +1160,13 @@ def _write_OffsetFetchRequest_v7(o: OffsetFetchRequest, out: bytearray) -> None:
 def _size_OffsetFetchRequest_v7(o: OffsetFetchRequest) -> int:
     size = 1
     size += _w.compact_string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestTopic_v6_7(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchRequestTopic_v6_7(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1232,23 +1177,23 @@ def _size_OffsetFetchRequest_v7(o: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 8 ---
 
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
     _f = ""
     _i = 0
     try:
         _f = "groups[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
-                append(item)
-            o.groups = items
+            groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
+            for _i in range(groups_n):
+                groups_item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
+                groups_append(groups_item)
+            o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
         pos += 1
@@ -1277,17 +1222,17 @@ def _write_OffsetFetchRequest_v8(o: OffsetFetchRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "groups[]"
-        items = o.groups
-        if items is None:
+        groups_items = o.groups
+        if groups_items is None:
             raise EncodeError("field groups is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v8(item, out)
+        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(groups_items) + 1)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v8(groups_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v8(item, out)
+            _w.write_count(out, len(groups_items), True)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v8(groups_item, out)
         _f = "require_stable"
         out += _pack_o(o.require_stable)
         _f = "(tagged fields)"
@@ -1301,13 +1246,13 @@ def _write_OffsetFetchRequest_v8(o: OffsetFetchRequest, out: bytearray) -> None:
 
 def _size_OffsetFetchRequest_v8(o: OffsetFetchRequest) -> int:
     size = 1
-    items = o.groups
-    if items is None:
+    groups_items = o.groups
+    if groups_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestGroup_v8(item)
+        size += _w.count_size(len(groups_items), True)
+        for groups_item in groups_items:
+            size += _size_OffsetFetchRequestGroup_v8(groups_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1318,23 +1263,23 @@ def _size_OffsetFetchRequest_v8(o: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 9 ---
 
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
     _f = ""
     _i = 0
     try:
         _f = "groups[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
-                append(item)
-            o.groups = items
+            groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
+            for _i in range(groups_n):
+                groups_item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
+                groups_append(groups_item)
+            o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
         pos += 1
@@ -1363,17 +1308,17 @@ def _write_OffsetFetchRequest_v9(o: OffsetFetchRequest, out: bytearray) -> None:
     _f = ""
     try:
         _f = "groups[]"
-        items = o.groups
-        if items is None:
+        groups_items = o.groups
+        if groups_items is None:
             raise EncodeError("field groups is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v9(item, out)
+        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(groups_items) + 1)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v9(groups_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v9(item, out)
+            _w.write_count(out, len(groups_items), True)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v9(groups_item, out)
         _f = "require_stable"
         out += _pack_o(o.require_stable)
         _f = "(tagged fields)"
@@ -1387,13 +1332,13 @@ def _write_OffsetFetchRequest_v9(o: OffsetFetchRequest, out: bytearray) -> None:
 
 def _size_OffsetFetchRequest_v9(o: OffsetFetchRequest) -> int:
     size = 1
-    items = o.groups
-    if items is None:
+    groups_items = o.groups
+    if groups_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestGroup_v9(item)
+        size += _w.count_size(len(groups_items), True)
+        for groups_item in groups_items:
+            size += _size_OffsetFetchRequestGroup_v9(groups_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1404,23 +1349,23 @@ def _size_OffsetFetchRequest_v9(o: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 10 ---
 
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    o = _new(OffsetFetchRequest)
+    o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
     o.topics = []
     _f = ""
     _i = 0
     try:
         _f = "groups[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
-                append(item)
-            o.groups = items
+            groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
+            for _i in range(groups_n):
+                groups_item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
+                groups_append(groups_item)
+            o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
         pos += 1
@@ -1449,17 +1394,17 @@ def _write_OffsetFetchRequest_v10(o: OffsetFetchRequest, out: bytearray) -> None
     _f = ""
     try:
         _f = "groups[]"
-        items = o.groups
-        if items is None:
+        groups_items = o.groups
+        if groups_items is None:
             raise EncodeError("field groups is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v10(item, out)
+        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(groups_items) + 1)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v10(groups_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchRequestGroup_v10(item, out)
+            _w.write_count(out, len(groups_items), True)
+            for groups_item in groups_items:
+                _write_OffsetFetchRequestGroup_v10(groups_item, out)
         _f = "require_stable"
         out += _pack_o(o.require_stable)
         _f = "(tagged fields)"
@@ -1473,13 +1418,13 @@ def _write_OffsetFetchRequest_v10(o: OffsetFetchRequest, out: bytearray) -> None
 
 def _size_OffsetFetchRequest_v10(o: OffsetFetchRequest) -> int:
     size = 1
-    items = o.groups
-    if items is None:
+    groups_items = o.groups
+    if groups_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchRequestGroup_v10(item)
+        size += _w.count_size(len(groups_items), True)
+        for groups_item in groups_items:
+            size += _size_OffsetFetchRequestGroup_v10(groups_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -59,15 +57,15 @@ class OffsetFetchResponsePartition(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponsePartition):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.committed_offset == other.committed_offset  # type: ignore[attr-defined]
-            and self.committed_leader_epoch == other.committed_leader_epoch  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.committed_offset == other.committed_offset
+            and self.committed_leader_epoch == other.committed_leader_epoch
+            and self.metadata == other.metadata
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -108,12 +106,12 @@ class OffsetFetchResponseTopic(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponseTopic):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -160,15 +158,15 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponsePartitions):
             return NotImplemented
         return (
-            self.partition_index == other.partition_index  # type: ignore[attr-defined]
-            and self.committed_offset == other.committed_offset  # type: ignore[attr-defined]
-            and self.committed_leader_epoch == other.committed_leader_epoch  # type: ignore[attr-defined]
-            and self.metadata == other.metadata  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_index == other.partition_index
+            and self.committed_offset == other.committed_offset
+            and self.committed_leader_epoch == other.committed_leader_epoch
+            and self.metadata == other.metadata
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -212,13 +210,13 @@ class OffsetFetchResponseTopics(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponseTopics):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partitions == other.partitions  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partitions == other.partitions
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -260,13 +258,13 @@ class OffsetFetchResponseGroup(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponseGroup):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.topics == other.topics
+            and self.error_code == other.error_code
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -314,14 +312,14 @@ class OffsetFetchResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, OffsetFetchResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.topics == other.topics  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.groups == other.groups  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.topics == other.topics
+            and self.error_code == other.error_code
+            and self.groups == other.groups
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -341,7 +339,7 @@ class OffsetFetchResponse(GeneratedStruct):
 # --- OffsetFetchResponsePartition, versions 1-4 ---
 
 def _read_OffsetFetchResponsePartition_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    o = _new(OffsetFetchResponsePartition)
+    o = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
     o.committed_leader_epoch = -1
     _f = ""
     _i = 0
@@ -384,7 +382,7 @@ def _size_OffsetFetchResponsePartition_v1_4(o: OffsetFetchResponsePartition) -> 
 # --- OffsetFetchResponsePartition, version 5 ---
 
 def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    o = _new(OffsetFetchResponsePartition)
+    o = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -426,7 +424,7 @@ def _size_OffsetFetchResponsePartition_v5(o: OffsetFetchResponsePartition) -> in
 # --- OffsetFetchResponsePartition, versions 6-7 ---
 
 def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    o = _new(OffsetFetchResponsePartition)
+    o = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
     _f = ""
     _i = 0
     try:
@@ -434,11 +432,8 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.metadata = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -494,25 +489,23 @@ def _size_OffsetFetchResponsePartition_v6_7(o: OffsetFetchResponsePartition) -> 
 # --- OffsetFetchResponseTopic, versions 1-4 ---
 
 def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    o = _new(OffsetFetchResponseTopic)
+    o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponsePartition_v1_4(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartition_v1_4(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -529,13 +522,13 @@ def _write_OffsetFetchResponseTopic_v1_4(o: OffsetFetchResponseTopic, out: bytea
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponsePartition_v1_4(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartition_v1_4(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -543,38 +536,36 @@ def _write_OffsetFetchResponseTopic_v1_4(o: OffsetFetchResponseTopic, out: bytea
 def _size_OffsetFetchResponseTopic_v1_4(o: OffsetFetchResponseTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponsePartition_v1_4(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_OffsetFetchResponsePartition_v1_4(partitions_item)
     return size
 
 
 # --- OffsetFetchResponseTopic, version 5 ---
 
 def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    o = _new(OffsetFetchResponseTopic)
+    o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, False)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -591,13 +582,13 @@ def _write_OffsetFetchResponseTopic_v5(o: OffsetFetchResponseTopic, out: bytearr
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponsePartition_v5(item, out)
+            _w.write_count(out, len(partitions_items), False)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartition_v5(partitions_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -605,46 +596,41 @@ def _write_OffsetFetchResponseTopic_v5(o: OffsetFetchResponseTopic, out: bytearr
 def _size_OffsetFetchResponseTopic_v5(o: OffsetFetchResponseTopic) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponsePartition_v5(item)
+        size += _w.count_size(len(partitions_items), False)
+        for partitions_item in partitions_items:
+            size += _size_OffsetFetchResponsePartition_v5(partitions_item)
     return size
 
 
 # --- OffsetFetchResponseTopic, versions 6-7 ---
 
 def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    o = _new(OffsetFetchResponseTopic)
+    o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponsePartition_v6_7(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartition_v6_7(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -675,17 +661,17 @@ def _write_OffsetFetchResponseTopic_v6_7(o: OffsetFetchResponseTopic, out: bytea
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponsePartition_v6_7(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartition_v6_7(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponsePartition_v6_7(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartition_v6_7(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -698,13 +684,13 @@ def _write_OffsetFetchResponseTopic_v6_7(o: OffsetFetchResponseTopic, out: bytea
 def _size_OffsetFetchResponseTopic_v6_7(o: OffsetFetchResponseTopic) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponsePartition_v6_7(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetFetchResponsePartition_v6_7(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -715,7 +701,7 @@ def _size_OffsetFetchResponseTopic_v6_7(o: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponsePartitions, versions 8-10 ---
 
 def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartitions, int]:
-    o = _new(OffsetFetchResponsePartitions)
+    o = OffsetFetchResponsePartitions.__new__(OffsetFetchResponsePartitions)
     _f = ""
     _i = 0
     try:
@@ -723,11 +709,8 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.metadata = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -783,34 +766,29 @@ def _size_OffsetFetchResponsePartitions_v8_10(o: OffsetFetchResponsePartitions) 
 # --- OffsetFetchResponseTopics, versions 8-9 ---
 
 def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    o = _new(OffsetFetchResponseTopics)
+    o = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetFetchResponsePartitions] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -841,17 +819,17 @@ def _write_OffsetFetchResponseTopics_v8_9(o: OffsetFetchResponseTopics, out: byt
         else:
             _w.write_compact_string(out, o.name)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponsePartitions_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponsePartitions_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -864,13 +842,13 @@ def _write_OffsetFetchResponseTopics_v8_9(o: OffsetFetchResponseTopics, out: byt
 def _size_OffsetFetchResponseTopics_v8_9(o: OffsetFetchResponseTopics) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponsePartitions_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetFetchResponsePartitions_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -881,7 +859,7 @@ def _size_OffsetFetchResponseTopics_v8_9(o: OffsetFetchResponseTopics) -> int:
 # --- OffsetFetchResponseTopics, version 10 ---
 
 def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    o = _new(OffsetFetchResponseTopics)
+    o = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
     o.name = ''
     _f = ""
     _i = 0
@@ -889,16 +867,16 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partitions_n, pos = _w.read_count(buf, pos, True)
+        if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                append(item)
-            o.partitions = items
+            partitions_items: list[OffsetFetchResponsePartitions] = []
+            partitions_append = partitions_items.append
+            for _i in range(partitions_n):
+                partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
+                partitions_append(partitions_item)
+            o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -922,17 +900,17 @@ def _write_OffsetFetchResponseTopics_v10(o: OffsetFetchResponseTopics, out: byte
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partitions[]"
-        items = o.partitions
-        if items is None:
+        partitions_items = o.partitions
+        if partitions_items is None:
             raise EncodeError("field partitions is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponsePartitions_v8_10(item, out)
+        elif len(partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partitions_items) + 1)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponsePartitions_v8_10(item, out)
+            _w.write_count(out, len(partitions_items), True)
+            for partitions_item in partitions_items:
+                _write_OffsetFetchResponsePartitions_v8_10(partitions_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -945,13 +923,13 @@ def _write_OffsetFetchResponseTopics_v10(o: OffsetFetchResponseTopics, out: byte
 def _size_OffsetFetchResponseTopics_v10(o: OffsetFetchResponseTopics) -> int:
     size = 0
     size += 16
-    items = o.partitions
-    if items is None:
+    partitions_items = o.partitions
+    if partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponsePartitions_v8_10(item)
+        size += _w.count_size(len(partitions_items), True)
+        for partitions_item in partitions_items:
+            size += _size_OffsetFetchResponsePartitions_v8_10(partitions_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -962,33 +940,28 @@ def _size_OffsetFetchResponseTopics_v10(o: OffsetFetchResponseTopics) -> int:
 # --- OffsetFetchResponseGroup, versions 8-9 ---
 
 def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    o = _new(OffsetFetchResponseGroup)
+    o = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopics_v8_9(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopics] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopics_v8_9(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1022,17 +995,17 @@ def _write_OffsetFetchResponseGroup_v8_9(o: OffsetFetchResponseGroup, out: bytea
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponseTopics_v8_9(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopics_v8_9(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponseTopics_v8_9(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopics_v8_9(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "(tagged fields)"
@@ -1047,13 +1020,13 @@ def _write_OffsetFetchResponseGroup_v8_9(o: OffsetFetchResponseGroup, out: bytea
 def _size_OffsetFetchResponseGroup_v8_9(o: OffsetFetchResponseGroup) -> int:
     size = 2
     size += _w.compact_string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponseTopics_v8_9(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopics_v8_9(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1064,33 +1037,28 @@ def _size_OffsetFetchResponseGroup_v8_9(o: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponseGroup, version 10 ---
 
 def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    o = _new(OffsetFetchResponseGroup)
+    o = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopics_v10(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopics] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopics_v10(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1124,17 +1092,17 @@ def _write_OffsetFetchResponseGroup_v10(o: OffsetFetchResponseGroup, out: bytear
         else:
             _w.write_compact_string(out, o.group_id)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponseTopics_v10(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopics_v10(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponseTopics_v10(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopics_v10(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "(tagged fields)"
@@ -1149,13 +1117,13 @@ def _write_OffsetFetchResponseGroup_v10(o: OffsetFetchResponseGroup, out: bytear
 def _size_OffsetFetchResponseGroup_v10(o: OffsetFetchResponseGroup) -> int:
     size = 2
     size += _w.compact_string_size(o.group_id)
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponseTopics_v10(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopics_v10(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1166,7 +1134,7 @@ def _size_OffsetFetchResponseGroup_v10(o: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponse, version 1 ---
 
 def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
     o.error_code = 0
     o.groups = []
@@ -1174,16 +1142,16 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1198,49 +1166,49 @@ def _write_OffsetFetchResponse_v1(o: OffsetFetchResponse, out: bytearray) -> Non
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v1_4(topics_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
 
 def _size_OffsetFetchResponse_v1(o: OffsetFetchResponse) -> int:
     size = 0
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- OffsetFetchResponse, version 2 ---
 
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
     o.groups = []
     _f = ""
     _i = 0
     try:
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1258,13 +1226,13 @@ def _write_OffsetFetchResponse_v2(o: OffsetFetchResponse, out: bytearray) -> Non
     _f = ""
     try:
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v1_4(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
     except _w.ENCODE_FAILURES as e:
@@ -1273,20 +1241,20 @@ def _write_OffsetFetchResponse_v2(o: OffsetFetchResponse, out: bytearray) -> Non
 
 def _size_OffsetFetchResponse_v2(o: OffsetFetchResponse) -> int:
     size = 2
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- OffsetFetchResponse, versions 3-4 ---
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.groups = []
     _f = ""
     _i = 0
@@ -1295,16 +1263,16 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1324,13 +1292,13 @@ def _write_OffsetFetchResponse_v3_4(o: OffsetFetchResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v1_4(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v1_4(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
     except _w.ENCODE_FAILURES as e:
@@ -1339,20 +1307,20 @@ def _write_OffsetFetchResponse_v3_4(o: OffsetFetchResponse, out: bytearray) -> N
 
 def _size_OffsetFetchResponse_v3_4(o: OffsetFetchResponse) -> int:
     size = 6
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponseTopic_v1_4(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopic_v1_4(topics_item)
     return size
 
 
 # --- OffsetFetchResponse, version 5 ---
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.groups = []
     _f = ""
     _i = 0
@@ -1361,16 +1329,16 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, False)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1390,13 +1358,13 @@ def _write_OffsetFetchResponse_v5(o: OffsetFetchResponse, out: bytearray) -> Non
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v5(item, out)
+            _w.write_count(out, len(topics_items), False)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v5(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
     except _w.ENCODE_FAILURES as e:
@@ -1405,20 +1373,20 @@ def _write_OffsetFetchResponse_v5(o: OffsetFetchResponse, out: bytearray) -> Non
 
 def _size_OffsetFetchResponse_v5(o: OffsetFetchResponse) -> int:
     size = 6
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_OffsetFetchResponseTopic_v5(item)
+        size += _w.count_size(len(topics_items), False)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopic_v5(topics_item)
     return size
 
 
 # --- OffsetFetchResponse, versions 6-7 ---
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.groups = []
     _f = ""
     _i = 0
@@ -1427,16 +1395,16 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topics_n, pos = _w.read_count(buf, pos, True)
+        if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseTopic_v6_7(buf, pos)
-                append(item)
-            o.topics = items
+            topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
+            for _i in range(topics_n):
+                topics_item, pos = _read_OffsetFetchResponseTopic_v6_7(buf, pos)
+                topics_append(topics_item)
+            o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
@@ -1465,17 +1433,17 @@ def _write_OffsetFetchResponse_v6_7(o: OffsetFetchResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "topics[]"
-        items = o.topics
-        if items is None:
+        topics_items = o.topics
+        if topics_items is None:
             raise EncodeError("field topics is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v6_7(item, out)
+        elif len(topics_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topics_items) + 1)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v6_7(topics_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponseTopic_v6_7(item, out)
+            _w.write_count(out, len(topics_items), True)
+            for topics_item in topics_items:
+                _write_OffsetFetchResponseTopic_v6_7(topics_item, out)
         _f = "error_code"
         out += _pack_h(o.error_code)
         _f = "(tagged fields)"
@@ -1489,13 +1457,13 @@ def _write_OffsetFetchResponse_v6_7(o: OffsetFetchResponse, out: bytearray) -> N
 
 def _size_OffsetFetchResponse_v6_7(o: OffsetFetchResponse) -> int:
     size = 6
-    items = o.topics
-    if items is None:
+    topics_items = o.topics
+    if topics_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponseTopic_v6_7(item)
+        size += _w.count_size(len(topics_items), True)
+        for topics_item in topics_items:
+            size += _size_OffsetFetchResponseTopic_v6_7(topics_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1506,7 +1474,7 @@ def _size_OffsetFetchResponse_v6_7(o: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 8-9 ---
 
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.topics = []
     o.error_code = 0
     _f = ""
@@ -1516,16 +1484,16 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "groups[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseGroup_v8_9(buf, pos)
-                append(item)
-            o.groups = items
+            groups_items: list[OffsetFetchResponseGroup] = []
+            groups_append = groups_items.append
+            for _i in range(groups_n):
+                groups_item, pos = _read_OffsetFetchResponseGroup_v8_9(buf, pos)
+                groups_append(groups_item)
+            o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1551,17 +1519,17 @@ def _write_OffsetFetchResponse_v8_9(o: OffsetFetchResponse, out: bytearray) -> N
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "groups[]"
-        items = o.groups
-        if items is None:
+        groups_items = o.groups
+        if groups_items is None:
             raise EncodeError("field groups is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponseGroup_v8_9(item, out)
+        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(groups_items) + 1)
+            for groups_item in groups_items:
+                _write_OffsetFetchResponseGroup_v8_9(groups_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponseGroup_v8_9(item, out)
+            _w.write_count(out, len(groups_items), True)
+            for groups_item in groups_items:
+                _write_OffsetFetchResponseGroup_v8_9(groups_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1573,13 +1541,13 @@ def _write_OffsetFetchResponse_v8_9(o: OffsetFetchResponse, out: bytearray) -> N
 
 def _size_OffsetFetchResponse_v8_9(o: OffsetFetchResponse) -> int:
     size = 4
-    items = o.groups
-    if items is None:
+    groups_items = o.groups
+    if groups_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponseGroup_v8_9(item)
+        size += _w.count_size(len(groups_items), True)
+        for groups_item in groups_items:
+            size += _size_OffsetFetchResponseGroup_v8_9(groups_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1590,7 +1558,7 @@ def _size_OffsetFetchResponse_v8_9(o: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 10 ---
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    o = _new(OffsetFetchResponse)
+    o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.topics = []
     o.error_code = 0
     _f = ""
@@ -1600,16 +1568,16 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "groups[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        groups_n, pos = _w.read_count(buf, pos, True)
+        if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_OffsetFetchResponseGroup_v10(buf, pos)
-                append(item)
-            o.groups = items
+            groups_items: list[OffsetFetchResponseGroup] = []
+            groups_append = groups_items.append
+            for _i in range(groups_n):
+                groups_item, pos = _read_OffsetFetchResponseGroup_v10(buf, pos)
+                groups_append(groups_item)
+            o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1635,17 +1603,17 @@ def _write_OffsetFetchResponse_v10(o: OffsetFetchResponse, out: bytearray) -> No
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "groups[]"
-        items = o.groups
-        if items is None:
+        groups_items = o.groups
+        if groups_items is None:
             raise EncodeError("field groups is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_OffsetFetchResponseGroup_v10(item, out)
+        elif len(groups_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(groups_items) + 1)
+            for groups_item in groups_items:
+                _write_OffsetFetchResponseGroup_v10(groups_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_OffsetFetchResponseGroup_v10(item, out)
+            _w.write_count(out, len(groups_items), True)
+            for groups_item in groups_items:
+                _write_OffsetFetchResponseGroup_v10(groups_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1657,13 +1625,13 @@ def _write_OffsetFetchResponse_v10(o: OffsetFetchResponse, out: bytearray) -> No
 
 def _size_OffsetFetchResponse_v10(o: OffsetFetchResponse) -> int:
     size = 4
-    items = o.groups
-    if items is None:
+    groups_items = o.groups
+    if groups_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_OffsetFetchResponseGroup_v10(item)
+        size += _w.count_size(len(groups_items), True)
+        for groups_item in groups_items:
+            size += _size_OffsetFetchResponseGroup_v10(groups_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -78,21 +76,21 @@ class PartitionChangeRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionChangeRecord):
             return NotImplemented
         return (
-            self.partition_id == other.partition_id  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.isr == other.isr  # type: ignore[attr-defined]
-            and self.leader == other.leader  # type: ignore[attr-defined]
-            and self.replicas == other.replicas  # type: ignore[attr-defined]
-            and self.removing_replicas == other.removing_replicas  # type: ignore[attr-defined]
-            and self.adding_replicas == other.adding_replicas  # type: ignore[attr-defined]
-            and self.leader_recovery_state == other.leader_recovery_state  # type: ignore[attr-defined]
-            and self.directories == other.directories  # type: ignore[attr-defined]
-            and self.eligible_leader_replicas == other.eligible_leader_replicas  # type: ignore[attr-defined]
-            and self.last_known_elr == other.last_known_elr  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_id == other.partition_id
+            and self.topic_id == other.topic_id
+            and self.isr == other.isr
+            and self.leader == other.leader
+            and self.replicas == other.replicas
+            and self.removing_replicas == other.removing_replicas
+            and self.adding_replicas == other.adding_replicas
+            and self.leader_recovery_state == other.leader_recovery_state
+            and self.directories == other.directories
+            and self.eligible_leader_replicas == other.eligible_leader_replicas
+            and self.last_known_elr == other.last_known_elr
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -119,7 +117,7 @@ class PartitionChangeRecord(GeneratedStruct):
 # --- PartitionChangeRecord, version 0 ---
 
 def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    o = _new(PartitionChangeRecord)
+    o = PartitionChangeRecord.__new__(PartitionChangeRecord)
     o.directories = None
     o.eligible_leader_replicas = None
     o.last_known_elr = None
@@ -148,19 +146,17 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                    isr_n = buf[pos] - 1
+                    end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
                             o.isr = None
                         else:
-                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -171,53 +167,47 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    replicas_n = buf[pos] - 1
+                    end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
                             o.replicas = None
                         else:
-                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    removing_replicas_n = buf[pos] - 1
+                    end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
                             o.removing_replicas = None
                         else:
-                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    adding_replicas_n = buf[pos] - 1
+                    end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
                             o.adding_replicas = None
                         else:
-                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -253,15 +243,15 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
         if o.isr is not None:
             t = bytearray()
             _f = "isr"
-            items = o.isr
-            if items is None:
+            isr_items = o.isr
+            if isr_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(isr_items) + 1)
+                t += _pack_array_i[len(isr_items)](*isr_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(isr_items), True)
+                _w.write_fixed_array(t, isr_items, "i")
             tagged.append((0, t))
         if o.leader != -2:
             t = bytearray()
@@ -271,41 +261,41 @@ def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) ->
         if o.replicas is not None:
             t = bytearray()
             _f = "replicas"
-            items = o.replicas
-            if items is None:
+            replicas_items = o.replicas
+            if replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(replicas_items) + 1)
+                t += _pack_array_i[len(replicas_items)](*replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(replicas_items), True)
+                _w.write_fixed_array(t, replicas_items, "i")
             tagged.append((2, t))
         if o.removing_replicas is not None:
             t = bytearray()
             _f = "removing_replicas"
-            items = o.removing_replicas
-            if items is None:
+            removing_replicas_items = o.removing_replicas
+            if removing_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(removing_replicas_items) + 1)
+                t += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(removing_replicas_items), True)
+                _w.write_fixed_array(t, removing_replicas_items, "i")
             tagged.append((3, t))
         if o.adding_replicas is not None:
             t = bytearray()
             _f = "adding_replicas"
-            items = o.adding_replicas
-            if items is None:
+            adding_replicas_items = o.adding_replicas
+            if adding_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(adding_replicas_items) + 1)
+                t += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(adding_replicas_items), True)
+                _w.write_fixed_array(t, adding_replicas_items, "i")
             tagged.append((4, t))
         if o.leader_recovery_state != -1:
             t = bytearray()
@@ -326,12 +316,12 @@ def _size_PartitionChangeRecord_v0(o: PartitionChangeRecord) -> int:
     count = len(o.unknown_tagged_fields)
     if o.isr is not None:
         s = 0
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(isr_items), True)
+            s += 4 * len(isr_items)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     if o.leader != -2:
@@ -341,32 +331,32 @@ def _size_PartitionChangeRecord_v0(o: PartitionChangeRecord) -> int:
         count += 1
     if o.replicas is not None:
         s = 0
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(replicas_items), True)
+            s += 4 * len(replicas_items)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     if o.removing_replicas is not None:
         s = 0
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(removing_replicas_items), True)
+            s += 4 * len(removing_replicas_items)
         size += _w.uvarint_size(3) + _w.uvarint_size(s) + s
         count += 1
     if o.adding_replicas is not None:
         s = 0
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(adding_replicas_items), True)
+            s += 4 * len(adding_replicas_items)
         size += _w.uvarint_size(4) + _w.uvarint_size(s) + s
         count += 1
     if o.leader_recovery_state != -1:
@@ -383,7 +373,7 @@ def _size_PartitionChangeRecord_v0(o: PartitionChangeRecord) -> int:
 # --- PartitionChangeRecord, version 1 ---
 
 def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    o = _new(PartitionChangeRecord)
+    o = PartitionChangeRecord.__new__(PartitionChangeRecord)
     o.eligible_leader_replicas = None
     o.last_known_elr = None
     o.isr = None
@@ -412,19 +402,17 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                    isr_n = buf[pos] - 1
+                    end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
                             o.isr = None
                         else:
-                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -435,53 +423,47 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    replicas_n = buf[pos] - 1
+                    end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
                             o.replicas = None
                         else:
-                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    removing_replicas_n = buf[pos] - 1
+                    end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
                             o.removing_replicas = None
                         else:
-                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    adding_replicas_n = buf[pos] - 1
+                    end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
                             o.adding_replicas = None
                         else:
-                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -492,15 +474,15 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 5 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
                     _f = "directories"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    directories_n, pos = _w.read_count(buf, pos, True)
+                    if directories_n < 0:
                         o.directories = None
                     else:
-                        items = []
-                        for _i in range(n):
-                            item, pos = _w.read_uuid(buf, pos)
-                            items.append(item)
-                        o.directories = items
+                        directories_items: list[UUID] = []
+                        for _i in range(directories_n):
+                            directories_item, pos = _w.read_uuid(buf, pos)
+                            directories_items.append(directories_item)
+                        o.directories = directories_items
                     if pos != end:
                         raise DecodeError(f"tagged field 8 (directories) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -528,15 +510,15 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
         if o.isr is not None:
             t = bytearray()
             _f = "isr"
-            items = o.isr
-            if items is None:
+            isr_items = o.isr
+            if isr_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(isr_items) + 1)
+                t += _pack_array_i[len(isr_items)](*isr_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(isr_items), True)
+                _w.write_fixed_array(t, isr_items, "i")
             tagged.append((0, t))
         if o.leader != -2:
             t = bytearray()
@@ -546,41 +528,41 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
         if o.replicas is not None:
             t = bytearray()
             _f = "replicas"
-            items = o.replicas
-            if items is None:
+            replicas_items = o.replicas
+            if replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(replicas_items) + 1)
+                t += _pack_array_i[len(replicas_items)](*replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(replicas_items), True)
+                _w.write_fixed_array(t, replicas_items, "i")
             tagged.append((2, t))
         if o.removing_replicas is not None:
             t = bytearray()
             _f = "removing_replicas"
-            items = o.removing_replicas
-            if items is None:
+            removing_replicas_items = o.removing_replicas
+            if removing_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(removing_replicas_items) + 1)
+                t += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(removing_replicas_items), True)
+                _w.write_fixed_array(t, removing_replicas_items, "i")
             tagged.append((3, t))
         if o.adding_replicas is not None:
             t = bytearray()
             _f = "adding_replicas"
-            items = o.adding_replicas
-            if items is None:
+            adding_replicas_items = o.adding_replicas
+            if adding_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(adding_replicas_items) + 1)
+                t += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(adding_replicas_items), True)
+                _w.write_fixed_array(t, adding_replicas_items, "i")
             tagged.append((4, t))
         if o.leader_recovery_state != -1:
             t = bytearray()
@@ -590,17 +572,17 @@ def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) ->
         if o.directories is not None:
             t = bytearray()
             _f = "directories"
-            items = o.directories
-            if items is None:
+            directories_items = o.directories
+            if directories_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+            elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(directories_items) + 1)
+                for directories_item in directories_items:
+                    t += _w.uuid_bytes(directories_item)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+                _w.write_count(t, len(directories_items), True)
+                for directories_item in directories_items:
+                    t += _w.uuid_bytes(directories_item)
             tagged.append((8, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -616,12 +598,12 @@ def _size_PartitionChangeRecord_v1(o: PartitionChangeRecord) -> int:
     count = len(o.unknown_tagged_fields)
     if o.isr is not None:
         s = 0
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(isr_items), True)
+            s += 4 * len(isr_items)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     if o.leader != -2:
@@ -631,32 +613,32 @@ def _size_PartitionChangeRecord_v1(o: PartitionChangeRecord) -> int:
         count += 1
     if o.replicas is not None:
         s = 0
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(replicas_items), True)
+            s += 4 * len(replicas_items)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     if o.removing_replicas is not None:
         s = 0
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(removing_replicas_items), True)
+            s += 4 * len(removing_replicas_items)
         size += _w.uvarint_size(3) + _w.uvarint_size(s) + s
         count += 1
     if o.adding_replicas is not None:
         s = 0
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(adding_replicas_items), True)
+            s += 4 * len(adding_replicas_items)
         size += _w.uvarint_size(4) + _w.uvarint_size(s) + s
         count += 1
     if o.leader_recovery_state != -1:
@@ -666,12 +648,12 @@ def _size_PartitionChangeRecord_v1(o: PartitionChangeRecord) -> int:
         count += 1
     if o.directories is not None:
         s = 0
-        items = o.directories
-        if items is None:
+        directories_items = o.directories
+        if directories_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 16 * len(items)
+            s += _w.count_size(len(directories_items), True)
+            s += 16 * len(directories_items)
         size += _w.uvarint_size(8) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:
@@ -683,7 +665,7 @@ def _size_PartitionChangeRecord_v1(o: PartitionChangeRecord) -> int:
 # --- PartitionChangeRecord, version 2 ---
 
 def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChangeRecord, int]:
-    o = _new(PartitionChangeRecord)
+    o = PartitionChangeRecord.__new__(PartitionChangeRecord)
     o.isr = None
     o.leader = -2
     o.replicas = None
@@ -712,19 +694,17 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.isr = list(_unpack_array_i[n](buf, pos + 1))
+                    isr_n = buf[pos] - 1
+                    end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
                             o.isr = None
                         else:
-                            o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (isr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
@@ -735,53 +715,47 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 1 (leader) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    replicas_n = buf[pos] - 1
+                    end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
                             o.replicas = None
                         else:
-                            o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 3:
                     _f = "removing_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    removing_replicas_n = buf[pos] - 1
+                    end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
                             o.removing_replicas = None
                         else:
-                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 3 (removing_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 4:
                     _f = "adding_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    adding_replicas_n = buf[pos] - 1
+                    end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
                             o.adding_replicas = None
                         else:
-                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 4 (adding_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 5:
@@ -792,49 +766,45 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 5 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 6:
                     _f = "eligible_leader_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.eligible_leader_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    eligible_leader_replicas_n = buf[pos] - 1
+                    end = pos + 1 + eligible_leader_replicas_n * 4
+                    if 0 <= eligible_leader_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if eligible_leader_replicas_n < 0:
                             o.eligible_leader_replicas = None
                         else:
-                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 6 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 7:
                     _f = "last_known_elr"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.last_known_elr = list(_unpack_array_i[n](buf, pos + 1))
+                    last_known_elr_n = buf[pos] - 1
+                    end = pos + 1 + last_known_elr_n * 4
+                    if 0 <= last_known_elr_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        last_known_elr_n, pos = _w.read_count(buf, pos, True)
+                        if last_known_elr_n < 0:
                             o.last_known_elr = None
                         else:
-                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 7 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
                     _f = "directories"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    directories_n, pos = _w.read_count(buf, pos, True)
+                    if directories_n < 0:
                         o.directories = None
                     else:
-                        items = []
-                        for _i in range(n):
-                            item, pos = _w.read_uuid(buf, pos)
-                            items.append(item)
-                        o.directories = items
+                        directories_items: list[UUID] = []
+                        for _i in range(directories_n):
+                            directories_item, pos = _w.read_uuid(buf, pos)
+                            directories_items.append(directories_item)
+                        o.directories = directories_items
                     if pos != end:
                         raise DecodeError(f"tagged field 8 (directories) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -858,15 +828,15 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
         if o.isr is not None:
             t = bytearray()
             _f = "isr"
-            items = o.isr
-            if items is None:
+            isr_items = o.isr
+            if isr_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(isr_items) + 1)
+                t += _pack_array_i[len(isr_items)](*isr_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(isr_items), True)
+                _w.write_fixed_array(t, isr_items, "i")
             tagged.append((0, t))
         if o.leader != -2:
             t = bytearray()
@@ -876,41 +846,41 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
         if o.replicas is not None:
             t = bytearray()
             _f = "replicas"
-            items = o.replicas
-            if items is None:
+            replicas_items = o.replicas
+            if replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(replicas_items) + 1)
+                t += _pack_array_i[len(replicas_items)](*replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(replicas_items), True)
+                _w.write_fixed_array(t, replicas_items, "i")
             tagged.append((2, t))
         if o.removing_replicas is not None:
             t = bytearray()
             _f = "removing_replicas"
-            items = o.removing_replicas
-            if items is None:
+            removing_replicas_items = o.removing_replicas
+            if removing_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(removing_replicas_items) + 1)
+                t += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(removing_replicas_items), True)
+                _w.write_fixed_array(t, removing_replicas_items, "i")
             tagged.append((3, t))
         if o.adding_replicas is not None:
             t = bytearray()
             _f = "adding_replicas"
-            items = o.adding_replicas
-            if items is None:
+            adding_replicas_items = o.adding_replicas
+            if adding_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(adding_replicas_items) + 1)
+                t += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(adding_replicas_items), True)
+                _w.write_fixed_array(t, adding_replicas_items, "i")
             tagged.append((4, t))
         if o.leader_recovery_state != -1:
             t = bytearray()
@@ -920,43 +890,43 @@ def _write_PartitionChangeRecord_v2(o: PartitionChangeRecord, out: bytearray) ->
         if o.eligible_leader_replicas is not None:
             t = bytearray()
             _f = "eligible_leader_replicas"
-            items = o.eligible_leader_replicas
-            if items is None:
+            eligible_leader_replicas_items = o.eligible_leader_replicas
+            if eligible_leader_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(eligible_leader_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(eligible_leader_replicas_items) + 1)
+                t += _pack_array_i[len(eligible_leader_replicas_items)](*eligible_leader_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(eligible_leader_replicas_items), True)
+                _w.write_fixed_array(t, eligible_leader_replicas_items, "i")
             tagged.append((6, t))
         if o.last_known_elr is not None:
             t = bytearray()
             _f = "last_known_elr"
-            items = o.last_known_elr
-            if items is None:
+            last_known_elr_items = o.last_known_elr
+            if last_known_elr_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(last_known_elr_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(last_known_elr_items) + 1)
+                t += _pack_array_i[len(last_known_elr_items)](*last_known_elr_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(last_known_elr_items), True)
+                _w.write_fixed_array(t, last_known_elr_items, "i")
             tagged.append((7, t))
         if o.directories is not None:
             t = bytearray()
             _f = "directories"
-            items = o.directories
-            if items is None:
+            directories_items = o.directories
+            if directories_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+            elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(directories_items) + 1)
+                for directories_item in directories_items:
+                    t += _w.uuid_bytes(directories_item)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+                _w.write_count(t, len(directories_items), True)
+                for directories_item in directories_items:
+                    t += _w.uuid_bytes(directories_item)
             tagged.append((8, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -972,12 +942,12 @@ def _size_PartitionChangeRecord_v2(o: PartitionChangeRecord) -> int:
     count = len(o.unknown_tagged_fields)
     if o.isr is not None:
         s = 0
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(isr_items), True)
+            s += 4 * len(isr_items)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     if o.leader != -2:
@@ -987,32 +957,32 @@ def _size_PartitionChangeRecord_v2(o: PartitionChangeRecord) -> int:
         count += 1
     if o.replicas is not None:
         s = 0
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(replicas_items), True)
+            s += 4 * len(replicas_items)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     if o.removing_replicas is not None:
         s = 0
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(removing_replicas_items), True)
+            s += 4 * len(removing_replicas_items)
         size += _w.uvarint_size(3) + _w.uvarint_size(s) + s
         count += 1
     if o.adding_replicas is not None:
         s = 0
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(adding_replicas_items), True)
+            s += 4 * len(adding_replicas_items)
         size += _w.uvarint_size(4) + _w.uvarint_size(s) + s
         count += 1
     if o.leader_recovery_state != -1:
@@ -1022,32 +992,32 @@ def _size_PartitionChangeRecord_v2(o: PartitionChangeRecord) -> int:
         count += 1
     if o.eligible_leader_replicas is not None:
         s = 0
-        items = o.eligible_leader_replicas
-        if items is None:
+        eligible_leader_replicas_items = o.eligible_leader_replicas
+        if eligible_leader_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(eligible_leader_replicas_items), True)
+            s += 4 * len(eligible_leader_replicas_items)
         size += _w.uvarint_size(6) + _w.uvarint_size(s) + s
         count += 1
     if o.last_known_elr is not None:
         s = 0
-        items = o.last_known_elr
-        if items is None:
+        last_known_elr_items = o.last_known_elr
+        if last_known_elr_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(last_known_elr_items), True)
+            s += 4 * len(last_known_elr_items)
         size += _w.uvarint_size(7) + _w.uvarint_size(s) + s
         count += 1
     if o.directories is not None:
         s = 0
-        items = o.directories
-        if items is None:
+        directories_items = o.directories
+        if directories_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 16 * len(items)
+            s += _w.count_size(len(directories_items), True)
+            s += 16 * len(directories_items)
         size += _w.uvarint_size(8) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -86,23 +84,23 @@ class PartitionRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionRecord):
             return NotImplemented
         return (
-            self.partition_id == other.partition_id  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.replicas == other.replicas  # type: ignore[attr-defined]
-            and self.isr == other.isr  # type: ignore[attr-defined]
-            and self.removing_replicas == other.removing_replicas  # type: ignore[attr-defined]
-            and self.adding_replicas == other.adding_replicas  # type: ignore[attr-defined]
-            and self.leader == other.leader  # type: ignore[attr-defined]
-            and self.leader_recovery_state == other.leader_recovery_state  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.partition_epoch == other.partition_epoch  # type: ignore[attr-defined]
-            and self.directories == other.directories  # type: ignore[attr-defined]
-            and self.eligible_leader_replicas == other.eligible_leader_replicas  # type: ignore[attr-defined]
-            and self.last_known_elr == other.last_known_elr  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.partition_id == other.partition_id
+            and self.topic_id == other.topic_id
+            and self.replicas == other.replicas
+            and self.isr == other.isr
+            and self.removing_replicas == other.removing_replicas
+            and self.adding_replicas == other.adding_replicas
+            and self.leader == other.leader
+            and self.leader_recovery_state == other.leader_recovery_state
+            and self.leader_epoch == other.leader_epoch
+            and self.partition_epoch == other.partition_epoch
+            and self.directories == other.directories
+            and self.eligible_leader_replicas == other.eligible_leader_replicas
+            and self.last_known_elr == other.last_known_elr
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -131,7 +129,7 @@ class PartitionRecord(GeneratedStruct):
 # --- PartitionRecord, version 0 ---
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    o = _new(PartitionRecord)
+    o = PartitionRecord.__new__(PartitionRecord)
     o.directories = []
     o.eligible_leader_replicas = None
     o.last_known_elr = None
@@ -145,61 +143,53 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+        replicas_n = buf[pos] - 1
+        end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            replicas_n, pos = _w.read_count(buf, pos, True)
+            if replicas_n < 0:
                 raise DecodeError("non-nullable field replicas was null", offset=pos)
             else:
-                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+        isr_n = buf[pos] - 1
+        end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            isr_n, pos = _w.read_count(buf, pos, True)
+            if isr_n < 0:
                 raise DecodeError("non-nullable field isr was null", offset=pos)
             else:
-                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        removing_replicas_n = buf[pos] - 1
+        end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+            if removing_replicas_n < 0:
                 raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
             else:
-                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        adding_replicas_n = buf[pos] - 1
+        end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+            if adding_replicas_n < 0:
                 raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
             else:
-                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
@@ -241,45 +231,45 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "replicas"
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(replicas_items) + 1)
+            out += _pack_array_i[len(replicas_items)](*replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replicas_items), True)
+            _w.write_fixed_array(out, replicas_items, "i")
         _f = "isr"
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             raise EncodeError("field isr is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(isr_items) + 1)
+            out += _pack_array_i[len(isr_items)](*isr_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_items), True)
+            _w.write_fixed_array(out, isr_items, "i")
         _f = "removing_replicas"
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(removing_replicas_items) + 1)
+            out += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(removing_replicas_items), True)
+            _w.write_fixed_array(out, removing_replicas_items, "i")
         _f = "adding_replicas"
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(adding_replicas_items) + 1)
+            out += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(adding_replicas_items), True)
+            _w.write_fixed_array(out, adding_replicas_items, "i")
         _f = "leader, leader_epoch, partition_epoch"
         out += _pack_iii(o.leader, o.leader_epoch, o.partition_epoch)
         _f = "(tagged fields)"
@@ -300,30 +290,30 @@ def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
 def _size_PartitionRecord_v0(o: PartitionRecord) -> int:
     size = 16
     size += 16
-    items = o.replicas
-    if items is None:
+    replicas_items = o.replicas
+    if replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.isr
-    if items is None:
+        size += _w.count_size(len(replicas_items), True)
+        size += 4 * len(replicas_items)
+    isr_items = o.isr
+    if isr_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.removing_replicas
-    if items is None:
+        size += _w.count_size(len(isr_items), True)
+        size += 4 * len(isr_items)
+    removing_replicas_items = o.removing_replicas
+    if removing_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.adding_replicas
-    if items is None:
+        size += _w.count_size(len(removing_replicas_items), True)
+        size += 4 * len(removing_replicas_items)
+    adding_replicas_items = o.adding_replicas
+    if adding_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(adding_replicas_items), True)
+        size += 4 * len(adding_replicas_items)
     count = len(o.unknown_tagged_fields)
     if o.leader_recovery_state != 0:
         s = 0
@@ -339,7 +329,7 @@ def _size_PartitionRecord_v0(o: PartitionRecord) -> int:
 # --- PartitionRecord, version 1 ---
 
 def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    o = _new(PartitionRecord)
+    o = PartitionRecord.__new__(PartitionRecord)
     o.eligible_leader_replicas = None
     o.last_known_elr = None
     o.leader_recovery_state = 0
@@ -352,74 +342,66 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+        replicas_n = buf[pos] - 1
+        end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            replicas_n, pos = _w.read_count(buf, pos, True)
+            if replicas_n < 0:
                 raise DecodeError("non-nullable field replicas was null", offset=pos)
             else:
-                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+        isr_n = buf[pos] - 1
+        end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            isr_n, pos = _w.read_count(buf, pos, True)
+            if isr_n < 0:
                 raise DecodeError("non-nullable field isr was null", offset=pos)
             else:
-                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        removing_replicas_n = buf[pos] - 1
+        end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+            if removing_replicas_n < 0:
                 raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
             else:
-                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        adding_replicas_n = buf[pos] - 1
+        end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+            if adding_replicas_n < 0:
                 raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
             else:
-                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
         _f = "directories"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        directories_n, pos = _w.read_count(buf, pos, True)
+        if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_uuid(buf, pos)
-                items.append(item)
-            o.directories = items
+            directories_items: list[UUID] = []
+            for _i in range(directories_n):
+                directories_item, pos = _w.read_uuid(buf, pos)
+                directories_items.append(directories_item)
+            o.directories = directories_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -456,59 +438,59 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "replicas"
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(replicas_items) + 1)
+            out += _pack_array_i[len(replicas_items)](*replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replicas_items), True)
+            _w.write_fixed_array(out, replicas_items, "i")
         _f = "isr"
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             raise EncodeError("field isr is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(isr_items) + 1)
+            out += _pack_array_i[len(isr_items)](*isr_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_items), True)
+            _w.write_fixed_array(out, isr_items, "i")
         _f = "removing_replicas"
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(removing_replicas_items) + 1)
+            out += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(removing_replicas_items), True)
+            _w.write_fixed_array(out, removing_replicas_items, "i")
         _f = "adding_replicas"
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(adding_replicas_items) + 1)
+            out += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(adding_replicas_items), True)
+            _w.write_fixed_array(out, adding_replicas_items, "i")
         _f = "leader, leader_epoch, partition_epoch"
         out += _pack_iii(o.leader, o.leader_epoch, o.partition_epoch)
         _f = "directories"
-        items = o.directories
-        if items is None:
+        directories_items = o.directories
+        if directories_items is None:
             raise EncodeError("field directories is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                out += _w.uuid_bytes(item)
+        elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(directories_items) + 1)
+            for directories_item in directories_items:
+                out += _w.uuid_bytes(directories_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                out += _w.uuid_bytes(item)
+            _w.write_count(out, len(directories_items), True)
+            for directories_item in directories_items:
+                out += _w.uuid_bytes(directories_item)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.leader_recovery_state != 0:
@@ -527,36 +509,36 @@ def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
 def _size_PartitionRecord_v1(o: PartitionRecord) -> int:
     size = 16
     size += 16
-    items = o.replicas
-    if items is None:
+    replicas_items = o.replicas
+    if replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.isr
-    if items is None:
+        size += _w.count_size(len(replicas_items), True)
+        size += 4 * len(replicas_items)
+    isr_items = o.isr
+    if isr_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.removing_replicas
-    if items is None:
+        size += _w.count_size(len(isr_items), True)
+        size += 4 * len(isr_items)
+    removing_replicas_items = o.removing_replicas
+    if removing_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.adding_replicas
-    if items is None:
+        size += _w.count_size(len(removing_replicas_items), True)
+        size += 4 * len(removing_replicas_items)
+    adding_replicas_items = o.adding_replicas
+    if adding_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.directories
-    if items is None:
+        size += _w.count_size(len(adding_replicas_items), True)
+        size += 4 * len(adding_replicas_items)
+    directories_items = o.directories
+    if directories_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 16 * len(items)
+        size += _w.count_size(len(directories_items), True)
+        size += 16 * len(directories_items)
     count = len(o.unknown_tagged_fields)
     if o.leader_recovery_state != 0:
         s = 0
@@ -572,7 +554,7 @@ def _size_PartitionRecord_v1(o: PartitionRecord) -> int:
 # --- PartitionRecord, version 2 ---
 
 def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    o = _new(PartitionRecord)
+    o = PartitionRecord.__new__(PartitionRecord)
     o.leader_recovery_state = 0
     o.eligible_leader_replicas = None
     o.last_known_elr = None
@@ -585,74 +567,66 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.replicas = list(_unpack_array_i[n](buf, pos + 1))
+        replicas_n = buf[pos] - 1
+        end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            replicas_n, pos = _w.read_count(buf, pos, True)
+            if replicas_n < 0:
                 raise DecodeError("non-nullable field replicas was null", offset=pos)
             else:
-                o.replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.isr = list(_unpack_array_i[n](buf, pos + 1))
+        isr_n = buf[pos] - 1
+        end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            isr_n, pos = _w.read_count(buf, pos, True)
+            if isr_n < 0:
                 raise DecodeError("non-nullable field isr was null", offset=pos)
             else:
-                o.isr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.removing_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        removing_replicas_n = buf[pos] - 1
+        end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            removing_replicas_n, pos = _w.read_count(buf, pos, True)
+            if removing_replicas_n < 0:
                 raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
             else:
-                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.adding_replicas = list(_unpack_array_i[n](buf, pos + 1))
+        adding_replicas_n = buf[pos] - 1
+        end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            adding_replicas_n, pos = _w.read_count(buf, pos, True)
+            if adding_replicas_n < 0:
                 raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
             else:
-                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
         _f = "leader, leader_epoch, partition_epoch"
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
         _f = "directories"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        directories_n, pos = _w.read_count(buf, pos, True)
+        if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
         else:
-            items = []
-            for _i in range(n):
-                item, pos = _w.read_uuid(buf, pos)
-                items.append(item)
-            o.directories = items
+            directories_items: list[UUID] = []
+            for _i in range(directories_n):
+                directories_item, pos = _w.read_uuid(buf, pos)
+                directories_items.append(directories_item)
+            o.directories = directories_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -670,36 +644,32 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                         raise DecodeError(f"tagged field 0 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 1:
                     _f = "eligible_leader_replicas"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.eligible_leader_replicas = list(_unpack_array_i[n](buf, pos + 1))
+                    eligible_leader_replicas_n = buf[pos] - 1
+                    end = pos + 1 + eligible_leader_replicas_n * 4
+                    if 0 <= eligible_leader_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if eligible_leader_replicas_n < 0:
                             o.eligible_leader_replicas = None
                         else:
-                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.eligible_leader_replicas, pos = _w.read_fixed_array(buf, pos, eligible_leader_replicas_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 1 (eligible_leader_replicas) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "last_known_elr"
-                    n = buf[pos] - 1
-                    if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-                        end = pos + 1 + n * 4
-                        if end > len(buf):
-                            raise DecodeError("array runs past the end of the buffer", offset=pos)
-                        o.last_known_elr = list(_unpack_array_i[n](buf, pos + 1))
+                    last_known_elr_n = buf[pos] - 1
+                    end = pos + 1 + last_known_elr_n * 4
+                    if 0 <= last_known_elr_n < 32 and end <= len(buf):  # the usual case: a short array
+                        o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
                         pos = end
                     else:
-                        n, pos = _w.read_count(buf, pos, True)
-                        if n < 0:
+                        last_known_elr_n, pos = _w.read_count(buf, pos, True)
+                        if last_known_elr_n < 0:
                             o.last_known_elr = None
                         else:
-                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                            o.last_known_elr, pos = _w.read_fixed_array(buf, pos, last_known_elr_n, "i", 4)
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -719,59 +689,59 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "replicas"
-        items = o.replicas
-        if items is None:
+        replicas_items = o.replicas
+        if replicas_items is None:
             raise EncodeError("field replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(replicas_items) + 1)
+            out += _pack_array_i[len(replicas_items)](*replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(replicas_items), True)
+            _w.write_fixed_array(out, replicas_items, "i")
         _f = "isr"
-        items = o.isr
-        if items is None:
+        isr_items = o.isr
+        if isr_items is None:
             raise EncodeError("field isr is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(isr_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(isr_items) + 1)
+            out += _pack_array_i[len(isr_items)](*isr_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(isr_items), True)
+            _w.write_fixed_array(out, isr_items, "i")
         _f = "removing_replicas"
-        items = o.removing_replicas
-        if items is None:
+        removing_replicas_items = o.removing_replicas
+        if removing_replicas_items is None:
             raise EncodeError("field removing_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(removing_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(removing_replicas_items) + 1)
+            out += _pack_array_i[len(removing_replicas_items)](*removing_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(removing_replicas_items), True)
+            _w.write_fixed_array(out, removing_replicas_items, "i")
         _f = "adding_replicas"
-        items = o.adding_replicas
-        if items is None:
+        adding_replicas_items = o.adding_replicas
+        if adding_replicas_items is None:
             raise EncodeError("field adding_replicas is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(adding_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(adding_replicas_items) + 1)
+            out += _pack_array_i[len(adding_replicas_items)](*adding_replicas_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(adding_replicas_items), True)
+            _w.write_fixed_array(out, adding_replicas_items, "i")
         _f = "leader, leader_epoch, partition_epoch"
         out += _pack_iii(o.leader, o.leader_epoch, o.partition_epoch)
         _f = "directories"
-        items = o.directories
-        if items is None:
+        directories_items = o.directories
+        if directories_items is None:
             raise EncodeError("field directories is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                out += _w.uuid_bytes(item)
+        elif len(directories_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(directories_items) + 1)
+            for directories_item in directories_items:
+                out += _w.uuid_bytes(directories_item)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                out += _w.uuid_bytes(item)
+            _w.write_count(out, len(directories_items), True)
+            for directories_item in directories_items:
+                out += _w.uuid_bytes(directories_item)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.leader_recovery_state != 0:
@@ -782,28 +752,28 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
         if o.eligible_leader_replicas is not None:
             t = bytearray()
             _f = "eligible_leader_replicas"
-            items = o.eligible_leader_replicas
-            if items is None:
+            eligible_leader_replicas_items = o.eligible_leader_replicas
+            if eligible_leader_replicas_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(eligible_leader_replicas_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(eligible_leader_replicas_items) + 1)
+                t += _pack_array_i[len(eligible_leader_replicas_items)](*eligible_leader_replicas_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(eligible_leader_replicas_items), True)
+                _w.write_fixed_array(t, eligible_leader_replicas_items, "i")
             tagged.append((1, t))
         if o.last_known_elr is not None:
             t = bytearray()
             _f = "last_known_elr"
-            items = o.last_known_elr
-            if items is None:
+            last_known_elr_items = o.last_known_elr
+            if last_known_elr_items is None:
                 _w.write_count(t, None, True)
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                t += _pack_array_i[len(items)](*items)
+            elif len(last_known_elr_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(last_known_elr_items) + 1)
+                t += _pack_array_i[len(last_known_elr_items)](*last_known_elr_items)
             else:
-                _w.write_count(t, len(items), True)
-                _w.write_fixed_array(t, items, "i")
+                _w.write_count(t, len(last_known_elr_items), True)
+                _w.write_fixed_array(t, last_known_elr_items, "i")
             tagged.append((2, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -816,36 +786,36 @@ def _write_PartitionRecord_v2(o: PartitionRecord, out: bytearray) -> None:
 def _size_PartitionRecord_v2(o: PartitionRecord) -> int:
     size = 16
     size += 16
-    items = o.replicas
-    if items is None:
+    replicas_items = o.replicas
+    if replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.isr
-    if items is None:
+        size += _w.count_size(len(replicas_items), True)
+        size += 4 * len(replicas_items)
+    isr_items = o.isr
+    if isr_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.removing_replicas
-    if items is None:
+        size += _w.count_size(len(isr_items), True)
+        size += 4 * len(isr_items)
+    removing_replicas_items = o.removing_replicas
+    if removing_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.adding_replicas
-    if items is None:
+        size += _w.count_size(len(removing_replicas_items), True)
+        size += 4 * len(removing_replicas_items)
+    adding_replicas_items = o.adding_replicas
+    if adding_replicas_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
-    items = o.directories
-    if items is None:
+        size += _w.count_size(len(adding_replicas_items), True)
+        size += 4 * len(adding_replicas_items)
+    directories_items = o.directories
+    if directories_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 16 * len(items)
+        size += _w.count_size(len(directories_items), True)
+        size += 16 * len(directories_items)
     count = len(o.unknown_tagged_fields)
     if o.leader_recovery_state != 0:
         s = 0
@@ -854,22 +824,22 @@ def _size_PartitionRecord_v2(o: PartitionRecord) -> int:
         count += 1
     if o.eligible_leader_replicas is not None:
         s = 0
-        items = o.eligible_leader_replicas
-        if items is None:
+        eligible_leader_replicas_items = o.eligible_leader_replicas
+        if eligible_leader_replicas_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(eligible_leader_replicas_items), True)
+            s += 4 * len(eligible_leader_replicas_items)
         size += _w.uvarint_size(1) + _w.uvarint_size(s) + s
         count += 1
     if o.last_known_elr is not None:
         s = 0
-        items = o.last_known_elr
-        if items is None:
+        last_known_elr_items = o.last_known_elr
+        if last_known_elr_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 4 * len(items)
+            s += _w.count_size(len(last_known_elr_items), True)
+            s += 4 * len(last_known_elr_items)
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

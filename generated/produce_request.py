@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -46,12 +44,12 @@ class PartitionProduceData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionProduceData):
             return NotImplemented
         return (
-            self.index == other.index  # type: ignore[attr-defined]
-            and self.records == other.records  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.index == other.index
+            and self.records == other.records
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -92,13 +90,13 @@ class TopicProduceData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TopicProduceData):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partition_data == other.partition_data  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partition_data == other.partition_data
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -146,14 +144,14 @@ class ProduceRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ProduceRequest):
             return NotImplemented
         return (
-            self.transactional_id == other.transactional_id  # type: ignore[attr-defined]
-            and self.acks == other.acks  # type: ignore[attr-defined]
-            and self.timeout_ms == other.timeout_ms  # type: ignore[attr-defined]
-            and self.topic_data == other.topic_data  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.transactional_id == other.transactional_id
+            and self.acks == other.acks
+            and self.timeout_ms == other.timeout_ms
+            and self.topic_data == other.topic_data
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -173,7 +171,7 @@ class ProduceRequest(GeneratedStruct):
 # --- PartitionProduceData, versions 3-8 ---
 
 def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    o = _new(PartitionProduceData)
+    o = PartitionProduceData.__new__(PartitionProduceData)
     _f = ""
     _i = 0
     try:
@@ -210,7 +208,7 @@ def _size_PartitionProduceData_v3_8(o: PartitionProduceData) -> int:
 # --- PartitionProduceData, versions 9-13 ---
 
 def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    o = _new(PartitionProduceData)
+    o = PartitionProduceData.__new__(PartitionProduceData)
     _f = ""
     _i = 0
     try:
@@ -265,26 +263,24 @@ def _size_PartitionProduceData_v9_13(o: PartitionProduceData) -> int:
 # --- TopicProduceData, versions 3-8 ---
 
 def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    o = _new(TopicProduceData)
+    o = TopicProduceData.__new__(TopicProduceData)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_data[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_data_n, pos = _w.read_count(buf, pos, False)
+        if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceData_v3_8(buf, pos)
-                append(item)
-            o.partition_data = items
+            partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
+            for _i in range(partition_data_n):
+                partition_data_item, pos = _read_PartitionProduceData_v3_8(buf, pos)
+                partition_data_append(partition_data_item)
+            o.partition_data = partition_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -301,13 +297,13 @@ def _write_TopicProduceData_v3_8(o: TopicProduceData, out: bytearray) -> None:
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partition_data[]"
-        items = o.partition_data
-        if items is None:
+        partition_data_items = o.partition_data
+        if partition_data_items is None:
             raise EncodeError("field partition_data is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionProduceData_v3_8(item, out)
+            _w.write_count(out, len(partition_data_items), False)
+            for partition_data_item in partition_data_items:
+                _write_PartitionProduceData_v3_8(partition_data_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -315,47 +311,42 @@ def _write_TopicProduceData_v3_8(o: TopicProduceData, out: bytearray) -> None:
 def _size_TopicProduceData_v3_8(o: TopicProduceData) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partition_data
-    if items is None:
+    partition_data_items = o.partition_data
+    if partition_data_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionProduceData_v3_8(item)
+        size += _w.count_size(len(partition_data_items), False)
+        for partition_data_item in partition_data_items:
+            size += _size_PartitionProduceData_v3_8(partition_data_item)
     return size
 
 
 # --- TopicProduceData, versions 9-12 ---
 
 def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    o = _new(TopicProduceData)
+    o = TopicProduceData.__new__(TopicProduceData)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partition_data_n, pos = _w.read_count(buf, pos, True)
+        if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                append(item)
-            o.partition_data = items
+            partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
+            for _i in range(partition_data_n):
+                partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
+                partition_data_append(partition_data_item)
+            o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -386,17 +377,17 @@ def _write_TopicProduceData_v9_12(o: TopicProduceData, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.name)
         _f = "partition_data[]"
-        items = o.partition_data
-        if items is None:
+        partition_data_items = o.partition_data
+        if partition_data_items is None:
             raise EncodeError("field partition_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionProduceData_v9_13(item, out)
+        elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_data_items) + 1)
+            for partition_data_item in partition_data_items:
+                _write_PartitionProduceData_v9_13(partition_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionProduceData_v9_13(item, out)
+            _w.write_count(out, len(partition_data_items), True)
+            for partition_data_item in partition_data_items:
+                _write_PartitionProduceData_v9_13(partition_data_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -409,13 +400,13 @@ def _write_TopicProduceData_v9_12(o: TopicProduceData, out: bytearray) -> None:
 def _size_TopicProduceData_v9_12(o: TopicProduceData) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partition_data
-    if items is None:
+    partition_data_items = o.partition_data
+    if partition_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionProduceData_v9_13(item)
+        size += _w.count_size(len(partition_data_items), True)
+        for partition_data_item in partition_data_items:
+            size += _size_PartitionProduceData_v9_13(partition_data_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -426,7 +417,7 @@ def _size_TopicProduceData_v9_12(o: TopicProduceData) -> int:
 # --- TopicProduceData, version 13 ---
 
 def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    o = _new(TopicProduceData)
+    o = TopicProduceData.__new__(TopicProduceData)
     o.name = ''
     _f = ""
     _i = 0
@@ -434,16 +425,16 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partition_data_n, pos = _w.read_count(buf, pos, True)
+        if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                append(item)
-            o.partition_data = items
+            partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
+            for _i in range(partition_data_n):
+                partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
+                partition_data_append(partition_data_item)
+            o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -467,17 +458,17 @@ def _write_TopicProduceData_v13(o: TopicProduceData, out: bytearray) -> None:
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partition_data[]"
-        items = o.partition_data
-        if items is None:
+        partition_data_items = o.partition_data
+        if partition_data_items is None:
             raise EncodeError("field partition_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionProduceData_v9_13(item, out)
+        elif len(partition_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_data_items) + 1)
+            for partition_data_item in partition_data_items:
+                _write_PartitionProduceData_v9_13(partition_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionProduceData_v9_13(item, out)
+            _w.write_count(out, len(partition_data_items), True)
+            for partition_data_item in partition_data_items:
+                _write_PartitionProduceData_v9_13(partition_data_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -490,13 +481,13 @@ def _write_TopicProduceData_v13(o: TopicProduceData, out: bytearray) -> None:
 def _size_TopicProduceData_v13(o: TopicProduceData) -> int:
     size = 0
     size += 16
-    items = o.partition_data
-    if items is None:
+    partition_data_items = o.partition_data
+    if partition_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionProduceData_v9_13(item)
+        size += _w.count_size(len(partition_data_items), True)
+        for partition_data_item in partition_data_items:
+            size += _size_PartitionProduceData_v9_13(partition_data_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -507,7 +498,7 @@ def _size_TopicProduceData_v13(o: TopicProduceData) -> int:
 # --- ProduceRequest, versions 3-8 ---
 
 def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    o = _new(ProduceRequest)
+    o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
     try:
@@ -517,16 +508,16 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        topic_data_n, pos = _w.read_count(buf, pos, False)
+        if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceData_v3_8(buf, pos)
-                append(item)
-            o.topic_data = items
+            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
+            for _i in range(topic_data_n):
+                topic_data_item, pos = _read_TopicProduceData_v3_8(buf, pos)
+                topic_data_append(topic_data_item)
+            o.topic_data = topic_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -543,13 +534,13 @@ def _write_ProduceRequest_v3_8(o: ProduceRequest, out: bytearray) -> None:
         _f = "acks, timeout_ms"
         out += _pack_hi(o.acks, o.timeout_ms)
         _f = "topic_data[]"
-        items = o.topic_data
-        if items is None:
+        topic_data_items = o.topic_data
+        if topic_data_items is None:
             raise EncodeError("field topic_data is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_TopicProduceData_v3_8(item, out)
+            _w.write_count(out, len(topic_data_items), False)
+            for topic_data_item in topic_data_items:
+                _write_TopicProduceData_v3_8(topic_data_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -557,29 +548,26 @@ def _write_ProduceRequest_v3_8(o: ProduceRequest, out: bytearray) -> None:
 def _size_ProduceRequest_v3_8(o: ProduceRequest) -> int:
     size = 6
     size += _w.string_size(o.transactional_id)
-    items = o.topic_data
-    if items is None:
+    topic_data_items = o.topic_data
+    if topic_data_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_TopicProduceData_v3_8(item)
+        size += _w.count_size(len(topic_data_items), False)
+        for topic_data_item in topic_data_items:
+            size += _size_TopicProduceData_v3_8(topic_data_item)
     return size
 
 
 # --- ProduceRequest, versions 9-12 ---
 
 def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    o = _new(ProduceRequest)
+    o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
     try:
         _f = "transactional_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.transactional_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -588,16 +576,16 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topic_data_n, pos = _w.read_count(buf, pos, True)
+        if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceData_v9_12(buf, pos)
-                append(item)
-            o.topic_data = items
+            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
+            for _i in range(topic_data_n):
+                topic_data_item, pos = _read_TopicProduceData_v9_12(buf, pos)
+                topic_data_append(topic_data_item)
+            o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -623,17 +611,17 @@ def _write_ProduceRequest_v9_12(o: ProduceRequest, out: bytearray) -> None:
         _f = "acks, timeout_ms"
         out += _pack_hi(o.acks, o.timeout_ms)
         _f = "topic_data[]"
-        items = o.topic_data
-        if items is None:
+        topic_data_items = o.topic_data
+        if topic_data_items is None:
             raise EncodeError("field topic_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicProduceData_v9_12(item, out)
+        elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topic_data_items) + 1)
+            for topic_data_item in topic_data_items:
+                _write_TopicProduceData_v9_12(topic_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicProduceData_v9_12(item, out)
+            _w.write_count(out, len(topic_data_items), True)
+            for topic_data_item in topic_data_items:
+                _write_TopicProduceData_v9_12(topic_data_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -646,13 +634,13 @@ def _write_ProduceRequest_v9_12(o: ProduceRequest, out: bytearray) -> None:
 def _size_ProduceRequest_v9_12(o: ProduceRequest) -> int:
     size = 6
     size += _w.compact_string_size(o.transactional_id)
-    items = o.topic_data
-    if items is None:
+    topic_data_items = o.topic_data
+    if topic_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicProduceData_v9_12(item)
+        size += _w.count_size(len(topic_data_items), True)
+        for topic_data_item in topic_data_items:
+            size += _size_TopicProduceData_v9_12(topic_data_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -663,16 +651,13 @@ def _size_ProduceRequest_v9_12(o: ProduceRequest) -> int:
 # --- ProduceRequest, version 13 ---
 
 def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    o = _new(ProduceRequest)
+    o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
     try:
         _f = "transactional_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.transactional_id = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -681,16 +666,16 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        topic_data_n, pos = _w.read_count(buf, pos, True)
+        if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceData_v13(buf, pos)
-                append(item)
-            o.topic_data = items
+            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
+            for _i in range(topic_data_n):
+                topic_data_item, pos = _read_TopicProduceData_v13(buf, pos)
+                topic_data_append(topic_data_item)
+            o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -716,17 +701,17 @@ def _write_ProduceRequest_v13(o: ProduceRequest, out: bytearray) -> None:
         _f = "acks, timeout_ms"
         out += _pack_hi(o.acks, o.timeout_ms)
         _f = "topic_data[]"
-        items = o.topic_data
-        if items is None:
+        topic_data_items = o.topic_data
+        if topic_data_items is None:
             raise EncodeError("field topic_data is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicProduceData_v13(item, out)
+        elif len(topic_data_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(topic_data_items) + 1)
+            for topic_data_item in topic_data_items:
+                _write_TopicProduceData_v13(topic_data_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicProduceData_v13(item, out)
+            _w.write_count(out, len(topic_data_items), True)
+            for topic_data_item in topic_data_items:
+                _write_TopicProduceData_v13(topic_data_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -739,13 +724,13 @@ def _write_ProduceRequest_v13(o: ProduceRequest, out: bytearray) -> None:
 def _size_ProduceRequest_v13(o: ProduceRequest) -> int:
     size = 6
     size += _w.compact_string_size(o.transactional_id)
-    items = o.topic_data
-    if items is None:
+    topic_data_items = o.topic_data
+    if topic_data_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicProduceData_v13(item)
+        size += _w.count_size(len(topic_data_items), True)
+        for topic_data_item in topic_data_items:
+            size += _size_TopicProduceData_v13(topic_data_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

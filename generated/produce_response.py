@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -50,12 +48,12 @@ class BatchIndexAndErrorMessage(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BatchIndexAndErrorMessage):
             return NotImplemented
         return (
-            self.batch_index == other.batch_index  # type: ignore[attr-defined]
-            and self.batch_index_error_message == other.batch_index_error_message  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.batch_index == other.batch_index
+            and self.batch_index_error_message == other.batch_index_error_message
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -93,12 +91,12 @@ class LeaderIdAndEpoch(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, LeaderIdAndEpoch):
             return NotImplemented
         return (
-            self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -154,18 +152,18 @@ class PartitionProduceResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionProduceResponse):
             return NotImplemented
         return (
-            self.index == other.index  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.base_offset == other.base_offset  # type: ignore[attr-defined]
-            and self.log_append_time_ms == other.log_append_time_ms  # type: ignore[attr-defined]
-            and self.log_start_offset == other.log_start_offset  # type: ignore[attr-defined]
-            and self.record_errors == other.record_errors  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.current_leader == other.current_leader  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.index == other.index
+            and self.error_code == other.error_code
+            and self.base_offset == other.base_offset
+            and self.log_append_time_ms == other.log_append_time_ms
+            and self.log_start_offset == other.log_start_offset
+            and self.record_errors == other.record_errors
+            and self.error_message == other.error_message
+            and self.current_leader == other.current_leader
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -212,13 +210,13 @@ class TopicProduceResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TopicProduceResponse):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.partition_responses == other.partition_responses  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.partition_responses == other.partition_responses
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -263,14 +261,14 @@ class NodeEndpoint(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, NodeEndpoint):
             return NotImplemented
         return (
-            self.node_id == other.node_id  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.rack == other.rack  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.node_id == other.node_id
+            and self.host == other.host
+            and self.port == other.port
+            and self.rack == other.rack
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -316,13 +314,13 @@ class ProduceResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ProduceResponse):
             return NotImplemented
         return (
-            self.responses == other.responses  # type: ignore[attr-defined]
-            and self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.node_endpoints == other.node_endpoints  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.responses == other.responses
+            and self.throttle_time_ms == other.throttle_time_ms
+            and self.node_endpoints == other.node_endpoints
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -341,7 +339,7 @@ class ProduceResponse(GeneratedStruct):
 # --- BatchIndexAndErrorMessage, version 8 ---
 
 def _read_BatchIndexAndErrorMessage_v8(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    o = _new(BatchIndexAndErrorMessage)
+    o = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
     _f = ""
     _i = 0
     try:
@@ -378,7 +376,7 @@ def _size_BatchIndexAndErrorMessage_v8(o: BatchIndexAndErrorMessage) -> int:
 # --- BatchIndexAndErrorMessage, versions 9-13 ---
 
 def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    o = _new(BatchIndexAndErrorMessage)
+    o = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
     _f = ""
     _i = 0
     try:
@@ -386,11 +384,8 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         (o.batch_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "batch_index_error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.batch_index_error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -441,7 +436,7 @@ def _size_BatchIndexAndErrorMessage_v9_13(o: BatchIndexAndErrorMessage) -> int:
 # --- LeaderIdAndEpoch, versions 10-13 ---
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    o = _new(LeaderIdAndEpoch)
+    o = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
     _f = ""
     _i = 0
     try:
@@ -491,7 +486,7 @@ def _size_LeaderIdAndEpoch_v10_13(o: LeaderIdAndEpoch) -> int:
 # --- PartitionProduceResponse, versions 3-4 ---
 
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    o = _new(PartitionProduceResponse)
+    o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.log_start_offset = -1
     o.record_errors = []
     o.error_message = None
@@ -529,7 +524,7 @@ def _size_PartitionProduceResponse_v3_4(o: PartitionProduceResponse) -> int:
 # --- PartitionProduceResponse, versions 5-7 ---
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    o = _new(PartitionProduceResponse)
+    o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.record_errors = []
     o.error_message = None
     o.current_leader = LeaderIdAndEpoch()
@@ -566,7 +561,7 @@ def _size_PartitionProduceResponse_v5_7(o: PartitionProduceResponse) -> int:
 # --- PartitionProduceResponse, version 8 ---
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    o = _new(PartitionProduceResponse)
+    o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
@@ -575,16 +570,16 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        record_errors_n, pos = _w.read_count(buf, pos, False)
+        if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
-                append(item)
-            o.record_errors = items
+            record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
+            for _i in range(record_errors_n):
+                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
+                record_errors_append(record_errors_item)
+            o.record_errors = record_errors_items
         _f = "error_message"
         o.error_message, pos = _w.read_string(buf, pos)
         o.unknown_tagged_fields = ()
@@ -603,13 +598,13 @@ def _write_PartitionProduceResponse_v8(o: PartitionProduceResponse, out: bytearr
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_ihqqq(o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset)
         _f = "record_errors[]"
-        items = o.record_errors
-        if items is None:
+        record_errors_items = o.record_errors
+        if record_errors_items is None:
             raise EncodeError("field record_errors is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_BatchIndexAndErrorMessage_v8(item, out)
+            _w.write_count(out, len(record_errors_items), False)
+            for record_errors_item in record_errors_items:
+                _write_BatchIndexAndErrorMessage_v8(record_errors_item, out)
         _f = "error_message"
         _w.write_string(out, o.error_message)
     except _w.ENCODE_FAILURES as e:
@@ -618,13 +613,13 @@ def _write_PartitionProduceResponse_v8(o: PartitionProduceResponse, out: bytearr
 
 def _size_PartitionProduceResponse_v8(o: PartitionProduceResponse) -> int:
     size = 30
-    items = o.record_errors
-    if items is None:
+    record_errors_items = o.record_errors
+    if record_errors_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_BatchIndexAndErrorMessage_v8(item)
+        size += _w.count_size(len(record_errors_items), False)
+        for record_errors_item in record_errors_items:
+            size += _size_BatchIndexAndErrorMessage_v8(record_errors_item)
     size += _w.string_size(o.error_message)
     return size
 
@@ -632,7 +627,7 @@ def _size_PartitionProduceResponse_v8(o: PartitionProduceResponse) -> int:
 # --- PartitionProduceResponse, version 9 ---
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    o = _new(PartitionProduceResponse)
+    o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
@@ -641,22 +636,19 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        record_errors_n, pos = _w.read_count(buf, pos, True)
+        if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                append(item)
-            o.record_errors = items
+            record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
+            for _i in range(record_errors_n):
+                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+                record_errors_append(record_errors_item)
+            o.record_errors = record_errors_items
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -686,17 +678,17 @@ def _write_PartitionProduceResponse_v9(o: PartitionProduceResponse, out: bytearr
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_ihqqq(o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset)
         _f = "record_errors[]"
-        items = o.record_errors
-        if items is None:
+        record_errors_items = o.record_errors
+        if record_errors_items is None:
             raise EncodeError("field record_errors is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BatchIndexAndErrorMessage_v9_13(item, out)
+        elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(record_errors_items) + 1)
+            for record_errors_item in record_errors_items:
+                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BatchIndexAndErrorMessage_v9_13(item, out)
+            _w.write_count(out, len(record_errors_items), True)
+            for record_errors_item in record_errors_items:
+                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         _f = "error_message"
         _w.write_compact_string(out, o.error_message)
         _f = "(tagged fields)"
@@ -710,13 +702,13 @@ def _write_PartitionProduceResponse_v9(o: PartitionProduceResponse, out: bytearr
 
 def _size_PartitionProduceResponse_v9(o: PartitionProduceResponse) -> int:
     size = 30
-    items = o.record_errors
-    if items is None:
+    record_errors_items = o.record_errors
+    if record_errors_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BatchIndexAndErrorMessage_v9_13(item)
+        size += _w.count_size(len(record_errors_items), True)
+        for record_errors_item in record_errors_items:
+            size += _size_BatchIndexAndErrorMessage_v9_13(record_errors_item)
     size += _w.compact_string_size(o.error_message)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -728,7 +720,7 @@ def _size_PartitionProduceResponse_v9(o: PartitionProduceResponse) -> int:
 # --- PartitionProduceResponse, versions 10-13 ---
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    o = _new(PartitionProduceResponse)
+    o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
@@ -737,22 +729,19 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        record_errors_n, pos = _w.read_count(buf, pos, True)
+        if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                append(item)
-            o.record_errors = items
+            record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
+            for _i in range(record_errors_n):
+                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+                record_errors_append(record_errors_item)
+            o.record_errors = record_errors_items
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -786,17 +775,17 @@ def _write_PartitionProduceResponse_v10_13(o: PartitionProduceResponse, out: byt
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         out += _pack_ihqqq(o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset)
         _f = "record_errors[]"
-        items = o.record_errors
-        if items is None:
+        record_errors_items = o.record_errors
+        if record_errors_items is None:
             raise EncodeError("field record_errors is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BatchIndexAndErrorMessage_v9_13(item, out)
+        elif len(record_errors_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(record_errors_items) + 1)
+            for record_errors_item in record_errors_items:
+                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BatchIndexAndErrorMessage_v9_13(item, out)
+            _w.write_count(out, len(record_errors_items), True)
+            for record_errors_item in record_errors_items:
+                _write_BatchIndexAndErrorMessage_v9_13(record_errors_item, out)
         _f = "error_message"
         _w.write_compact_string(out, o.error_message)
         _f = "(tagged fields)"
@@ -818,13 +807,13 @@ def _write_PartitionProduceResponse_v10_13(o: PartitionProduceResponse, out: byt
 
 def _size_PartitionProduceResponse_v10_13(o: PartitionProduceResponse) -> int:
     size = 30
-    items = o.record_errors
-    if items is None:
+    record_errors_items = o.record_errors
+    if record_errors_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BatchIndexAndErrorMessage_v9_13(item)
+        size += _w.count_size(len(record_errors_items), True)
+        for record_errors_item in record_errors_items:
+            size += _size_BatchIndexAndErrorMessage_v9_13(record_errors_item)
     size += _w.compact_string_size(o.error_message)
     count = len(o.unknown_tagged_fields)
     if o.current_leader != LeaderIdAndEpoch():
@@ -841,26 +830,24 @@ def _size_PartitionProduceResponse_v10_13(o: PartitionProduceResponse) -> int:
 # --- TopicProduceResponse, versions 3-4 ---
 
 def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, False)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -877,13 +864,13 @@ def _write_TopicProduceResponse_v3_4(o: TopicProduceResponse, out: bytearray) ->
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionProduceResponse_v3_4(item, out)
+            _w.write_count(out, len(partition_responses_items), False)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v3_4(partition_responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -891,39 +878,37 @@ def _write_TopicProduceResponse_v3_4(o: TopicProduceResponse, out: bytearray) ->
 def _size_TopicProduceResponse_v3_4(o: TopicProduceResponse) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionProduceResponse_v3_4(item)
+        size += _w.count_size(len(partition_responses_items), False)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v3_4(partition_responses_item)
     return size
 
 
 # --- TopicProduceResponse, versions 5-7 ---
 
 def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, False)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -940,13 +925,13 @@ def _write_TopicProduceResponse_v5_7(o: TopicProduceResponse, out: bytearray) ->
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionProduceResponse_v5_7(item, out)
+            _w.write_count(out, len(partition_responses_items), False)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v5_7(partition_responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -954,39 +939,37 @@ def _write_TopicProduceResponse_v5_7(o: TopicProduceResponse, out: bytearray) ->
 def _size_TopicProduceResponse_v5_7(o: TopicProduceResponse) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionProduceResponse_v5_7(item)
+        size += _w.count_size(len(partition_responses_items), False)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v5_7(partition_responses_item)
     return size
 
 
 # --- TopicProduceResponse, version 8 ---
 
 def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        o.name, pos = _w.read_string(buf, pos)
-        if o.name is None:
-            raise DecodeError("non-nullable field name was null", offset=pos)
+        o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, False)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v8(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -1003,13 +986,13 @@ def _write_TopicProduceResponse_v8(o: TopicProduceResponse, out: bytearray) -> N
             raise EncodeError("field name is null but not nullable at this version")
         _w.write_string(out, o.name)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionProduceResponse_v8(item, out)
+            _w.write_count(out, len(partition_responses_items), False)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v8(partition_responses_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -1017,47 +1000,42 @@ def _write_TopicProduceResponse_v8(o: TopicProduceResponse, out: bytearray) -> N
 def _size_TopicProduceResponse_v8(o: TopicProduceResponse) -> int:
     size = 0
     size += _w.string_size(o.name)
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionProduceResponse_v8(item)
+        size += _w.count_size(len(partition_responses_items), False)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v8(partition_responses_item)
     return size
 
 
 # --- TopicProduceResponse, version 9 ---
 
 def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v9(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1088,17 +1066,17 @@ def _write_TopicProduceResponse_v9(o: TopicProduceResponse, out: bytearray) -> N
         else:
             _w.write_compact_string(out, o.name)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionProduceResponse_v9(item, out)
+        elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_responses_items) + 1)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v9(partition_responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionProduceResponse_v9(item, out)
+            _w.write_count(out, len(partition_responses_items), True)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v9(partition_responses_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1111,13 +1089,13 @@ def _write_TopicProduceResponse_v9(o: TopicProduceResponse, out: bytearray) -> N
 def _size_TopicProduceResponse_v9(o: TopicProduceResponse) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionProduceResponse_v9(item)
+        size += _w.count_size(len(partition_responses_items), True)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v9(partition_responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1128,34 +1106,29 @@ def _size_TopicProduceResponse_v9(o: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, versions 10-12 ---
 
 def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1186,17 +1159,17 @@ def _write_TopicProduceResponse_v10_12(o: TopicProduceResponse, out: bytearray) 
         else:
             _w.write_compact_string(out, o.name)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionProduceResponse_v10_13(item, out)
+        elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_responses_items) + 1)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionProduceResponse_v10_13(item, out)
+            _w.write_count(out, len(partition_responses_items), True)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1209,13 +1182,13 @@ def _write_TopicProduceResponse_v10_12(o: TopicProduceResponse, out: bytearray) 
 def _size_TopicProduceResponse_v10_12(o: TopicProduceResponse) -> int:
     size = 0
     size += _w.compact_string_size(o.name)
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionProduceResponse_v10_13(item)
+        size += _w.count_size(len(partition_responses_items), True)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v10_13(partition_responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1226,7 +1199,7 @@ def _size_TopicProduceResponse_v10_12(o: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 13 ---
 
 def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    o = _new(TopicProduceResponse)
+    o = TopicProduceResponse.__new__(TopicProduceResponse)
     o.name = ''
     _f = ""
     _i = 0
@@ -1234,16 +1207,16 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                append(item)
-            o.partition_responses = items
+            partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
+            for _i in range(partition_responses_n):
+                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+                partition_responses_append(partition_responses_item)
+            o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1267,17 +1240,17 @@ def _write_TopicProduceResponse_v13(o: TopicProduceResponse, out: bytearray) -> 
         _f = "topic_id"
         out += _w.uuid_bytes(o.topic_id)
         _f = "partition_responses[]"
-        items = o.partition_responses
-        if items is None:
+        partition_responses_items = o.partition_responses
+        if partition_responses_items is None:
             raise EncodeError("field partition_responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionProduceResponse_v10_13(item, out)
+        elif len(partition_responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_responses_items) + 1)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionProduceResponse_v10_13(item, out)
+            _w.write_count(out, len(partition_responses_items), True)
+            for partition_responses_item in partition_responses_items:
+                _write_PartitionProduceResponse_v10_13(partition_responses_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -1290,13 +1263,13 @@ def _write_TopicProduceResponse_v13(o: TopicProduceResponse, out: bytearray) -> 
 def _size_TopicProduceResponse_v13(o: TopicProduceResponse) -> int:
     size = 0
     size += 16
-    items = o.partition_responses
-    if items is None:
+    partition_responses_items = o.partition_responses
+    if partition_responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionProduceResponse_v10_13(item)
+        size += _w.count_size(len(partition_responses_items), True)
+        for partition_responses_item in partition_responses_items:
+            size += _size_PartitionProduceResponse_v10_13(partition_responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1307,7 +1280,7 @@ def _size_TopicProduceResponse_v13(o: TopicProduceResponse) -> int:
 # --- NodeEndpoint, versions 10-13 ---
 
 def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    o = _new(NodeEndpoint)
+    o = NodeEndpoint.__new__(NodeEndpoint)
     _f = ""
     _i = 0
     try:
@@ -1315,26 +1288,18 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -1397,22 +1362,22 @@ def _size_NodeEndpoint_v10_13(o: NodeEndpoint) -> int:
 # --- ProduceResponse, versions 3-4 ---
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1430,13 +1395,13 @@ def _write_ProduceResponse_v3_4(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_TopicProduceResponse_v3_4(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v3_4(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
     except _w.ENCODE_FAILURES as e:
@@ -1445,35 +1410,35 @@ def _write_ProduceResponse_v3_4(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v3_4(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_TopicProduceResponse_v3_4(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v3_4(responses_item)
     return size
 
 
 # --- ProduceResponse, versions 5-7 ---
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1491,13 +1456,13 @@ def _write_ProduceResponse_v5_7(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_TopicProduceResponse_v5_7(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v5_7(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
     except _w.ENCODE_FAILURES as e:
@@ -1506,35 +1471,35 @@ def _write_ProduceResponse_v5_7(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v5_7(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_TopicProduceResponse_v5_7(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v5_7(responses_item)
     return size
 
 
 # --- ProduceResponse, version 8 ---
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, False)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v8(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1552,13 +1517,13 @@ def _write_ProduceResponse_v8(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_TopicProduceResponse_v8(item, out)
+            _w.write_count(out, len(responses_items), False)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v8(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
     except _w.ENCODE_FAILURES as e:
@@ -1567,35 +1532,35 @@ def _write_ProduceResponse_v8(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v8(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_TopicProduceResponse_v8(item)
+        size += _w.count_size(len(responses_items), False)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v8(responses_item)
     return size
 
 
 # --- ProduceResponse, version 9 ---
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v9(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1622,17 +1587,17 @@ def _write_ProduceResponse_v9(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicProduceResponse_v9(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v9(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicProduceResponse_v9(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v9(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "(tagged fields)"
@@ -1646,13 +1611,13 @@ def _write_ProduceResponse_v9(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v9(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicProduceResponse_v9(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v9(responses_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -1663,22 +1628,22 @@ def _size_ProduceResponse_v9(o: ProduceResponse) -> int:
 # --- ProduceResponse, versions 10-12 ---
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1693,16 +1658,16 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        items = KeyedList()
-                        append = items.append
-                        for _i in range(n):
-                            item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            append(item)
-                        o.node_endpoints = items
+                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
+                        for _i in range(node_endpoints_n):
+                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                            node_endpoints_append(node_endpoints_item)
+                        o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1718,17 +1683,17 @@ def _write_ProduceResponse_v10_12(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicProduceResponse_v10_12(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v10_12(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicProduceResponse_v10_12(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v10_12(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "(tagged fields)"
@@ -1736,17 +1701,17 @@ def _write_ProduceResponse_v10_12(o: ProduceResponse, out: bytearray) -> None:
         if (o.node_endpoints is None or len(o.node_endpoints) != 0):
             t = bytearray()
             _f = "node_endpoints[]"
-            items = o.node_endpoints
-            if items is None:
+            node_endpoints_items = o.node_endpoints
+            if node_endpoints_items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    _write_NodeEndpoint_v10_13(item, t)
+            elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(node_endpoints_items) + 1)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v10_13(node_endpoints_item, t)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    _write_NodeEndpoint_v10_13(item, t)
+                _w.write_count(t, len(node_endpoints_items), True)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v10_13(node_endpoints_item, t)
             tagged.append((0, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -1758,23 +1723,23 @@ def _write_ProduceResponse_v10_12(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v10_12(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicProduceResponse_v10_12(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v10_12(responses_item)
     count = len(o.unknown_tagged_fields)
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
         s = 0
-        items = o.node_endpoints
-        if items is None:
+        node_endpoints_items = o.node_endpoints
+        if node_endpoints_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            for item in items:
-                s += _size_NodeEndpoint_v10_13(item)
+            s += _w.count_size(len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                s += _size_NodeEndpoint_v10_13(node_endpoints_item)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:
@@ -1786,22 +1751,22 @@ def _size_ProduceResponse_v10_12(o: ProduceResponse) -> int:
 # --- ProduceResponse, version 13 ---
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    o = _new(ProduceResponse)
+    o = ProduceResponse.__new__(ProduceResponse)
     o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
         _f = "responses[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        responses_n, pos = _w.read_count(buf, pos, True)
+        if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_TopicProduceResponse_v13(buf, pos)
-                append(item)
-            o.responses = items
+            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
+            for _i in range(responses_n):
+                responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
+                responses_append(responses_item)
+            o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
@@ -1816,16 +1781,16 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        items = KeyedList()
-                        append = items.append
-                        for _i in range(n):
-                            item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            append(item)
-                        o.node_endpoints = items
+                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
+                        for _i in range(node_endpoints_n):
+                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                            node_endpoints_append(node_endpoints_item)
+                        o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -1841,17 +1806,17 @@ def _write_ProduceResponse_v13(o: ProduceResponse, out: bytearray) -> None:
     _f = ""
     try:
         _f = "responses[]"
-        items = o.responses
-        if items is None:
+        responses_items = o.responses
+        if responses_items is None:
             raise EncodeError("field responses is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_TopicProduceResponse_v13(item, out)
+        elif len(responses_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(responses_items) + 1)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v13(responses_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_TopicProduceResponse_v13(item, out)
+            _w.write_count(out, len(responses_items), True)
+            for responses_item in responses_items:
+                _write_TopicProduceResponse_v13(responses_item, out)
         _f = "throttle_time_ms"
         out += _pack_i(o.throttle_time_ms)
         _f = "(tagged fields)"
@@ -1859,17 +1824,17 @@ def _write_ProduceResponse_v13(o: ProduceResponse, out: bytearray) -> None:
         if (o.node_endpoints is None or len(o.node_endpoints) != 0):
             t = bytearray()
             _f = "node_endpoints[]"
-            items = o.node_endpoints
-            if items is None:
+            node_endpoints_items = o.node_endpoints
+            if node_endpoints_items is None:
                 raise EncodeError("field node_endpoints is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    _write_NodeEndpoint_v10_13(item, t)
+            elif len(node_endpoints_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(node_endpoints_items) + 1)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v10_13(node_endpoints_item, t)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    _write_NodeEndpoint_v10_13(item, t)
+                _w.write_count(t, len(node_endpoints_items), True)
+                for node_endpoints_item in node_endpoints_items:
+                    _write_NodeEndpoint_v10_13(node_endpoints_item, t)
             tagged.append((0, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -1881,23 +1846,23 @@ def _write_ProduceResponse_v13(o: ProduceResponse, out: bytearray) -> None:
 
 def _size_ProduceResponse_v13(o: ProduceResponse) -> int:
     size = 4
-    items = o.responses
-    if items is None:
+    responses_items = o.responses
+    if responses_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_TopicProduceResponse_v13(item)
+        size += _w.count_size(len(responses_items), True)
+        for responses_item in responses_items:
+            size += _size_TopicProduceResponse_v13(responses_item)
     count = len(o.unknown_tagged_fields)
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
         s = 0
-        items = o.node_endpoints
-        if items is None:
+        node_endpoints_items = o.node_endpoints
+        if node_endpoints_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            for item in items:
-                s += _size_NodeEndpoint_v10_13(item)
+            s += _w.count_size(len(node_endpoints_items), True)
+            for node_endpoints_item in node_endpoints_items:
+                s += _size_NodeEndpoint_v10_13(node_endpoints_item)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iqq = struct.Struct(">iqq").unpack_from
 _pack_iqq = struct.Struct(">iqq").pack
@@ -49,13 +47,13 @@ class ProducerIdsRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ProducerIdsRecord):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.next_producer_id == other.next_producer_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.broker_epoch == other.broker_epoch
+            and self.next_producer_id == other.next_producer_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -74,7 +72,7 @@ class ProducerIdsRecord(GeneratedStruct):
 # --- ProducerIdsRecord, version 0 ---
 
 def _read_ProducerIdsRecord_v0(buf: bytes, pos: int) -> tuple[ProducerIdsRecord, int]:
-    o = _new(ProducerIdsRecord)
+    o = ProducerIdsRecord.__new__(ProducerIdsRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -46,11 +44,11 @@ class Voter(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Voter):
             return NotImplemented
         return (
-            self.voter_id == other.voter_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.voter_id == other.voter_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -105,17 +103,17 @@ class QuorumStateData(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, QuorumStateData):
             return NotImplemented
         return (
-            self.cluster_id == other.cluster_id  # type: ignore[attr-defined]
-            and self.leader_id == other.leader_id  # type: ignore[attr-defined]
-            and self.leader_epoch == other.leader_epoch  # type: ignore[attr-defined]
-            and self.voted_id == other.voted_id  # type: ignore[attr-defined]
-            and self.voted_directory_id == other.voted_directory_id  # type: ignore[attr-defined]
-            and self.applied_offset == other.applied_offset  # type: ignore[attr-defined]
-            and self.current_voters == other.current_voters  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.cluster_id == other.cluster_id
+            and self.leader_id == other.leader_id
+            and self.leader_epoch == other.leader_epoch
+            and self.voted_id == other.voted_id
+            and self.voted_directory_id == other.voted_directory_id
+            and self.applied_offset == other.applied_offset
+            and self.current_voters == other.current_voters
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -138,7 +136,7 @@ class QuorumStateData(GeneratedStruct):
 # --- Voter, version 0 ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    o = _new(Voter)
+    o = Voter.__new__(Voter)
     _f = ""
     _i = 0
     try:
@@ -188,48 +186,43 @@ def _size_Voter_v0(o: Voter) -> int:
 # --- QuorumStateData, version 0 ---
 
 def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    o = _new(QuorumStateData)
+    o = QuorumStateData.__new__(QuorumStateData)
     o.voted_directory_id = _UUID_0
     _f = ""
     _i = 0
     try:
         _f = "cluster_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.cluster_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.cluster_id, pos = _w.read_compact_string(buf, pos)
-            if o.cluster_id is None:
-                raise DecodeError("non-nullable field cluster_id was null", offset=pos)
+            o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "leader_id, leader_epoch, voted_id, applied_offset"
         o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset = _unpack_iiiq(buf, pos)
         pos += 20
         _f = "current_voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        current_voters_n, pos = _w.read_count(buf, pos, True)
+        if current_voters_n < 0:
             o.current_voters = None
         else:
-            items = []
-            append = items.append
+            current_voters_items: list[Voter] = []
+            current_voters_append = current_voters_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + n * 5
-            rows = buf[pos:end]
-            if len(rows) == n * 5 and not any(rows[4::5]):
-                for row in _iter_iB(rows):
-                    item = _new(Voter)
-                    item.voter_id, _ = row
-                    item.unknown_tagged_fields = ()
-                    append(item)
+            end = pos + current_voters_n * 5
+            current_voters_rows = buf[pos:end]
+            if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
+                for current_voters_row in _iter_iB(current_voters_rows):
+                    current_voters_item = Voter.__new__(Voter)
+                    current_voters_item.voter_id, _ = current_voters_row
+                    current_voters_item.unknown_tagged_fields = ()
+                    current_voters_append(current_voters_item)
                 pos = end
             else:
-                for _i in range(n):
-                    item, pos = _read_Voter_v0(buf, pos)
-                    append(item)
-            o.current_voters = items
+                for _i in range(current_voters_n):
+                    current_voters_item, pos = _read_Voter_v0(buf, pos)
+                    current_voters_append(current_voters_item)
+            o.current_voters = current_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -264,17 +257,17 @@ def _write_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
         _f = "leader_id, leader_epoch, voted_id, applied_offset"
         out += _pack_iiiq(o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset)
         _f = "current_voters[]"
-        items = o.current_voters
-        if items is None:
+        current_voters_items = o.current_voters
+        if current_voters_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v0(item, out)
+        elif len(current_voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(current_voters_items) + 1)
+            for current_voters_item in current_voters_items:
+                _write_Voter_v0(current_voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v0(item, out)
+            _w.write_count(out, len(current_voters_items), True)
+            for current_voters_item in current_voters_items:
+                _write_Voter_v0(current_voters_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -287,13 +280,13 @@ def _write_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
 def _size_QuorumStateData_v0(o: QuorumStateData) -> int:
     size = 20
     size += _w.compact_string_size(o.cluster_id)
-    items = o.current_voters
-    if items is None:
+    current_voters_items = o.current_voters
+    if current_voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v0(item)
+        size += _w.count_size(len(current_voters_items), True)
+        for current_voters_item in current_voters_items:
+            size += _size_Voter_v0(current_voters_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -304,7 +297,7 @@ def _size_QuorumStateData_v0(o: QuorumStateData) -> int:
 # --- QuorumStateData, version 1 ---
 
 def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int]:
-    o = _new(QuorumStateData)
+    o = QuorumStateData.__new__(QuorumStateData)
     o.cluster_id = ''
     o.applied_offset = 0
     o.current_voters = []

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_Hh = struct.Struct(">Hh").unpack_from
 _pack_Hh = struct.Struct(">Hh").pack
@@ -62,14 +60,14 @@ class BrokerEndpoint(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BrokerEndpoint):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.security_protocol == other.security_protocol  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.host == other.host
+            and self.port == other.port
+            and self.security_protocol == other.security_protocol
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -112,13 +110,13 @@ class BrokerFeature(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, BrokerFeature):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.min_supported_version == other.min_supported_version  # type: ignore[attr-defined]
-            and self.max_supported_version == other.max_supported_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.min_supported_version == other.min_supported_version
+            and self.max_supported_version == other.max_supported_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -184,20 +182,20 @@ class RegisterBrokerRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RegisterBrokerRecord):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.is_migrating_zk_broker == other.is_migrating_zk_broker  # type: ignore[attr-defined]
-            and self.incarnation_id == other.incarnation_id  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.end_points == other.end_points  # type: ignore[attr-defined]
-            and self.features == other.features  # type: ignore[attr-defined]
-            and self.rack == other.rack  # type: ignore[attr-defined]
-            and self.fenced == other.fenced  # type: ignore[attr-defined]
-            and self.in_controlled_shutdown == other.in_controlled_shutdown  # type: ignore[attr-defined]
-            and self.log_dirs == other.log_dirs  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.is_migrating_zk_broker == other.is_migrating_zk_broker
+            and self.incarnation_id == other.incarnation_id
+            and self.broker_epoch == other.broker_epoch
+            and self.end_points == other.end_points
+            and self.features == other.features
+            and self.rack == other.rack
+            and self.fenced == other.fenced
+            and self.in_controlled_shutdown == other.in_controlled_shutdown
+            and self.log_dirs == other.log_dirs
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -223,34 +221,24 @@ class RegisterBrokerRecord(GeneratedStruct):
 # --- BrokerEndpoint, versions 0-3 ---
 
 def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int]:
-    o = _new(BrokerEndpoint)
+    o = BrokerEndpoint.__new__(BrokerEndpoint)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, security_protocol"
         o.port, o.security_protocol = _unpack_Hh(buf, pos)
         pos += 4
@@ -317,22 +305,17 @@ def _size_BrokerEndpoint_v0_3(o: BrokerEndpoint) -> int:
 # --- BrokerFeature, versions 0-3 ---
 
 def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
-    o = _new(BrokerFeature)
+    o = BrokerFeature.__new__(BrokerFeature)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_supported_version, max_supported_version"
         o.min_supported_version, o.max_supported_version = _unpack_hh(buf, pos)
         pos += 4
@@ -389,7 +372,7 @@ def _size_BrokerFeature_v0_3(o: BrokerFeature) -> int:
 # --- RegisterBrokerRecord, version 0 ---
 
 def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = _new(RegisterBrokerRecord)
+    o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
     o.in_controlled_shutdown = False
     o.log_dirs = []
@@ -405,33 +388,30 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        end_points_n, pos = _w.read_count(buf, pos, True)
+        if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                append(item)
-            o.end_points = items
+            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
+            for _i in range(end_points_n):
+                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+                end_points_append(end_points_item)
+            o.end_points = end_points_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -472,29 +452,29 @@ def _write_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> N
         _f = "broker_epoch"
         out += _pack_q(o.broker_epoch)
         _f = "end_points[]"
-        items = o.end_points
-        if items is None:
+        end_points_items = o.end_points
+        if end_points_items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+        elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(end_points_items) + 1)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+            _w.write_count(out, len(end_points_items), True)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "fenced"
@@ -511,20 +491,20 @@ def _write_RegisterBrokerRecord_v0(o: RegisterBrokerRecord, out: bytearray) -> N
 def _size_RegisterBrokerRecord_v0(o: RegisterBrokerRecord) -> int:
     size = 13
     size += 16
-    items = o.end_points
-    if items is None:
+    end_points_items = o.end_points
+    if end_points_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerEndpoint_v0_3(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(end_points_items), True)
+        for end_points_item in end_points_items:
+            size += _size_BrokerEndpoint_v0_3(end_points_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerFeature_v0_3(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_BrokerFeature_v0_3(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -536,7 +516,7 @@ def _size_RegisterBrokerRecord_v0(o: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 1 ---
 
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = _new(RegisterBrokerRecord)
+    o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
     o.log_dirs = []
     _f = ""
@@ -551,33 +531,30 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        end_points_n, pos = _w.read_count(buf, pos, True)
+        if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                append(item)
-            o.end_points = items
+            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
+            for _i in range(end_points_n):
+                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+                end_points_append(end_points_item)
+            o.end_points = end_points_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -616,29 +593,29 @@ def _write_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> N
         _f = "broker_epoch"
         out += _pack_q(o.broker_epoch)
         _f = "end_points[]"
-        items = o.end_points
-        if items is None:
+        end_points_items = o.end_points
+        if end_points_items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+        elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(end_points_items) + 1)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+            _w.write_count(out, len(end_points_items), True)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "fenced, in_controlled_shutdown"
@@ -655,20 +632,20 @@ def _write_RegisterBrokerRecord_v1(o: RegisterBrokerRecord, out: bytearray) -> N
 def _size_RegisterBrokerRecord_v1(o: RegisterBrokerRecord) -> int:
     size = 14
     size += 16
-    items = o.end_points
-    if items is None:
+    end_points_items = o.end_points
+    if end_points_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerEndpoint_v0_3(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(end_points_items), True)
+        for end_points_item in end_points_items:
+            size += _size_BrokerEndpoint_v0_3(end_points_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerFeature_v0_3(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_BrokerFeature_v0_3(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -680,7 +657,7 @@ def _size_RegisterBrokerRecord_v1(o: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 2 ---
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = _new(RegisterBrokerRecord)
+    o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.log_dirs = []
     _f = ""
     _i = 0
@@ -694,33 +671,30 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        end_points_n, pos = _w.read_count(buf, pos, True)
+        if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                append(item)
-            o.end_points = items
+            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
+            for _i in range(end_points_n):
+                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+                end_points_append(end_points_item)
+            o.end_points = end_points_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -757,29 +731,29 @@ def _write_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> N
         _f = "broker_epoch"
         out += _pack_q(o.broker_epoch)
         _f = "end_points[]"
-        items = o.end_points
-        if items is None:
+        end_points_items = o.end_points
+        if end_points_items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+        elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(end_points_items) + 1)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+            _w.write_count(out, len(end_points_items), True)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "fenced, in_controlled_shutdown"
@@ -796,20 +770,20 @@ def _write_RegisterBrokerRecord_v2(o: RegisterBrokerRecord, out: bytearray) -> N
 def _size_RegisterBrokerRecord_v2(o: RegisterBrokerRecord) -> int:
     size = 15
     size += 16
-    items = o.end_points
-    if items is None:
+    end_points_items = o.end_points
+    if end_points_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerEndpoint_v0_3(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(end_points_items), True)
+        for end_points_item in end_points_items:
+            size += _size_BrokerEndpoint_v0_3(end_points_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerFeature_v0_3(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_BrokerFeature_v0_3(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -821,7 +795,7 @@ def _size_RegisterBrokerRecord_v2(o: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 3 ---
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    o = _new(RegisterBrokerRecord)
+    o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.log_dirs = []
     _f = ""
     _i = 0
@@ -835,33 +809,30 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        end_points_n, pos = _w.read_count(buf, pos, True)
+        if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                append(item)
-            o.end_points = items
+            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
+            for _i in range(end_points_n):
+                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+                end_points_append(end_points_item)
+            o.end_points = end_points_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "rack"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.rack = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -880,15 +851,15 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "log_dirs"
-                    n, pos = _w.read_count(buf, pos, True)
-                    if n < 0:
+                    log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
                     else:
-                        items = []
-                        for _i in range(n):
-                            item, pos = _w.read_uuid(buf, pos)
-                            items.append(item)
-                        o.log_dirs = items
+                        log_dirs_items: list[UUID] = []
+                        for _i in range(log_dirs_n):
+                            log_dirs_item, pos = _w.read_uuid(buf, pos)
+                            log_dirs_items.append(log_dirs_item)
+                        o.log_dirs = log_dirs_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (log_dirs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
@@ -910,29 +881,29 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
         _f = "broker_epoch"
         out += _pack_q(o.broker_epoch)
         _f = "end_points[]"
-        items = o.end_points
-        if items is None:
+        end_points_items = o.end_points
+        if end_points_items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+        elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(end_points_items) + 1)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerEndpoint_v0_3(item, out)
+            _w.write_count(out, len(end_points_items), True)
+            for end_points_item in end_points_items:
+                _write_BrokerEndpoint_v0_3(end_points_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_BrokerFeature_v0_3(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_BrokerFeature_v0_3(features_item, out)
         _f = "rack"
         _w.write_compact_string(out, o.rack)
         _f = "fenced, in_controlled_shutdown"
@@ -942,17 +913,17 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
         if (o.log_dirs is None or len(o.log_dirs) != 0):
             t = bytearray()
             _f = "log_dirs"
-            items = o.log_dirs
-            if items is None:
+            log_dirs_items = o.log_dirs
+            if log_dirs_items is None:
                 raise EncodeError("field log_dirs is null but not nullable at this version")
-            elif len(items) < 32:  # the usual case: a short array with a one-byte count
-                t.append(len(items) + 1)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+            elif len(log_dirs_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(log_dirs_items) + 1)
+                for log_dirs_item in log_dirs_items:
+                    t += _w.uuid_bytes(log_dirs_item)
             else:
-                _w.write_count(t, len(items), True)
-                for item in items:
-                    t += _w.uuid_bytes(item)
+                _w.write_count(t, len(log_dirs_items), True)
+                for log_dirs_item in log_dirs_items:
+                    t += _w.uuid_bytes(log_dirs_item)
             tagged.append((0, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
@@ -965,30 +936,30 @@ def _write_RegisterBrokerRecord_v3(o: RegisterBrokerRecord, out: bytearray) -> N
 def _size_RegisterBrokerRecord_v3(o: RegisterBrokerRecord) -> int:
     size = 15
     size += 16
-    items = o.end_points
-    if items is None:
+    end_points_items = o.end_points
+    if end_points_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerEndpoint_v0_3(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(end_points_items), True)
+        for end_points_item in end_points_items:
+            size += _size_BrokerEndpoint_v0_3(end_points_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_BrokerFeature_v0_3(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_BrokerFeature_v0_3(features_item)
     size += _w.compact_string_size(o.rack)
     count = len(o.unknown_tagged_fields)
     if (o.log_dirs is None or len(o.log_dirs) != 0):
         s = 0
-        items = o.log_dirs
-        if items is None:
+        log_dirs_items = o.log_dirs
+        if log_dirs_items is None:
             s += _w.count_size(None, True)
         else:
-            s += _w.count_size(len(items), True)
-            s += 16 * len(items)
+            s += _w.count_size(len(log_dirs_items), True)
+            s += 16 * len(log_dirs_items)
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
     for tag, payload in o.unknown_tagged_fields:

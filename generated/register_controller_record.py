@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_Hh = struct.Struct(">Hh").unpack_from
 _pack_Hh = struct.Struct(">Hh").pack
@@ -56,14 +54,14 @@ class ControllerEndpoint(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ControllerEndpoint):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.security_protocol == other.security_protocol  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.host == other.host
+            and self.port == other.port
+            and self.security_protocol == other.security_protocol
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -106,13 +104,13 @@ class ControllerFeature(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ControllerFeature):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.min_supported_version == other.min_supported_version  # type: ignore[attr-defined]
-            and self.max_supported_version == other.max_supported_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.min_supported_version == other.min_supported_version
+            and self.max_supported_version == other.max_supported_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -163,15 +161,15 @@ class RegisterControllerRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RegisterControllerRecord):
             return NotImplemented
         return (
-            self.controller_id == other.controller_id  # type: ignore[attr-defined]
-            and self.incarnation_id == other.incarnation_id  # type: ignore[attr-defined]
-            and self.zk_migration_ready == other.zk_migration_ready  # type: ignore[attr-defined]
-            and self.end_points == other.end_points  # type: ignore[attr-defined]
-            and self.features == other.features  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.controller_id == other.controller_id
+            and self.incarnation_id == other.incarnation_id
+            and self.zk_migration_ready == other.zk_migration_ready
+            and self.end_points == other.end_points
+            and self.features == other.features
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -192,34 +190,24 @@ class RegisterControllerRecord(GeneratedStruct):
 # --- ControllerEndpoint, version 0 ---
 
 def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoint, int]:
-    o = _new(ControllerEndpoint)
+    o = ControllerEndpoint.__new__(ControllerEndpoint)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, security_protocol"
         o.port, o.security_protocol = _unpack_Hh(buf, pos)
         pos += 4
@@ -286,22 +274,17 @@ def _size_ControllerEndpoint_v0(o: ControllerEndpoint) -> int:
 # --- ControllerFeature, version 0 ---
 
 def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature, int]:
-    o = _new(ControllerFeature)
+    o = ControllerFeature.__new__(ControllerFeature)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_supported_version, max_supported_version"
         o.min_supported_version, o.max_supported_version = _unpack_hh(buf, pos)
         pos += 4
@@ -358,7 +341,7 @@ def _size_ControllerFeature_v0(o: ControllerFeature) -> int:
 # --- RegisterControllerRecord, version 0 ---
 
 def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
-    o = _new(RegisterControllerRecord)
+    o = RegisterControllerRecord.__new__(RegisterControllerRecord)
     _f = ""
     _i = 0
     try:
@@ -371,27 +354,27 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
         (o.zk_migration_ready,) = _unpack_o(buf, pos)
         pos += 1
         _f = "end_points[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        end_points_n, pos = _w.read_count(buf, pos, True)
+        if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ControllerEndpoint_v0(buf, pos)
-                append(item)
-            o.end_points = items
+            end_points_items: list[ControllerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
+            for _i in range(end_points_n):
+                end_points_item, pos = _read_ControllerEndpoint_v0(buf, pos)
+                end_points_append(end_points_item)
+            o.end_points = end_points_items
         _f = "features[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        features_n, pos = _w.read_count(buf, pos, True)
+        if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_ControllerFeature_v0(buf, pos)
-                append(item)
-            o.features = items
+            features_items: list[ControllerFeature] = KeyedList()
+            features_append = features_items.append
+            for _i in range(features_n):
+                features_item, pos = _read_ControllerFeature_v0(buf, pos)
+                features_append(features_item)
+            o.features = features_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -419,29 +402,29 @@ def _write_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearr
         _f = "zk_migration_ready"
         out += _pack_o(o.zk_migration_ready)
         _f = "end_points[]"
-        items = o.end_points
-        if items is None:
+        end_points_items = o.end_points
+        if end_points_items is None:
             raise EncodeError("field end_points is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ControllerEndpoint_v0(item, out)
+        elif len(end_points_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(end_points_items) + 1)
+            for end_points_item in end_points_items:
+                _write_ControllerEndpoint_v0(end_points_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ControllerEndpoint_v0(item, out)
+            _w.write_count(out, len(end_points_items), True)
+            for end_points_item in end_points_items:
+                _write_ControllerEndpoint_v0(end_points_item, out)
         _f = "features[]"
-        items = o.features
-        if items is None:
+        features_items = o.features
+        if features_items is None:
             raise EncodeError("field features is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_ControllerFeature_v0(item, out)
+        elif len(features_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(features_items) + 1)
+            for features_item in features_items:
+                _write_ControllerFeature_v0(features_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_ControllerFeature_v0(item, out)
+            _w.write_count(out, len(features_items), True)
+            for features_item in features_items:
+                _write_ControllerFeature_v0(features_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -454,20 +437,20 @@ def _write_RegisterControllerRecord_v0(o: RegisterControllerRecord, out: bytearr
 def _size_RegisterControllerRecord_v0(o: RegisterControllerRecord) -> int:
     size = 5
     size += 16
-    items = o.end_points
-    if items is None:
+    end_points_items = o.end_points
+    if end_points_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ControllerEndpoint_v0(item)
-    items = o.features
-    if items is None:
+        size += _w.count_size(len(end_points_items), True)
+        for end_points_item in end_points_items:
+            size += _size_ControllerEndpoint_v0(end_points_item)
+    features_items = o.features
+    if features_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_ControllerFeature_v0(item)
+        size += _w.count_size(len(features_items), True)
+        for features_item in features_items:
+            size += _size_ControllerFeature_v0(features_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
@@ -42,11 +40,11 @@ class RemoveAccessControlEntryRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RemoveAccessControlEntryRecord):
             return NotImplemented
         return (
-            self.id == other.id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.id == other.id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -63,7 +61,7 @@ class RemoveAccessControlEntryRecord(GeneratedStruct):
 # --- RemoveAccessControlEntryRecord, version 0 ---
 
 def _read_RemoveAccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[RemoveAccessControlEntryRecord, int]:
-    o = _new(RemoveAccessControlEntryRecord)
+    o = RemoveAccessControlEntryRecord.__new__(RemoveAccessControlEntryRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -41,11 +39,11 @@ class RemoveDelegationTokenRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RemoveDelegationTokenRecord):
             return NotImplemented
         return (
-            self.token_id == other.token_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.token_id == other.token_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -62,22 +60,17 @@ class RemoveDelegationTokenRecord(GeneratedStruct):
 # --- RemoveDelegationTokenRecord, version 0 ---
 
 def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDelegationTokenRecord, int]:
-    o = _new(RemoveDelegationTokenRecord)
+    o = RemoveDelegationTokenRecord.__new__(RemoveDelegationTokenRecord)
     _f = ""
     _i = 0
     try:
         _f = "token_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.token_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.token_id, pos = _w.read_compact_string(buf, pos)
-            if o.token_id is None:
-                raise DecodeError("non-nullable field token_id was null", offset=pos)
+            o.token_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hhi = struct.Struct(">hhi").unpack_from
 _pack_hhi = struct.Struct(">hhi").pack
@@ -52,14 +50,14 @@ class RequestHeader(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, RequestHeader):
             return NotImplemented
         return (
-            self.request_api_key == other.request_api_key  # type: ignore[attr-defined]
-            and self.request_api_version == other.request_api_version  # type: ignore[attr-defined]
-            and self.correlation_id == other.correlation_id  # type: ignore[attr-defined]
-            and self.client_id == other.client_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.request_api_key == other.request_api_key
+            and self.request_api_version == other.request_api_version
+            and self.correlation_id == other.correlation_id
+            and self.client_id == other.client_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -79,7 +77,7 @@ class RequestHeader(GeneratedStruct):
 # --- RequestHeader, version 1 ---
 
 def _read_RequestHeader_v1(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    o = _new(RequestHeader)
+    o = RequestHeader.__new__(RequestHeader)
     _f = ""
     _i = 0
     try:
@@ -116,7 +114,7 @@ def _size_RequestHeader_v1(o: RequestHeader) -> int:
 # --- RequestHeader, version 2 ---
 
 def _read_RequestHeader_v2(buf: bytes, pos: int) -> tuple[RequestHeader, int]:
-    o = _new(RequestHeader)
+    o = RequestHeader.__new__(RequestHeader)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
@@ -43,11 +41,11 @@ class SnapshotFooterRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SnapshotFooterRecord):
             return NotImplemented
         return (
-            self.version == other.version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.version == other.version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -64,7 +62,7 @@ class SnapshotFooterRecord(GeneratedStruct):
 # --- SnapshotFooterRecord, version 0 ---
 
 def _read_SnapshotFooterRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotFooterRecord, int]:
-    o = _new(SnapshotFooterRecord)
+    o = SnapshotFooterRecord.__new__(SnapshotFooterRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_hq = struct.Struct(">hq").unpack_from
 _pack_hq = struct.Struct(">hq").pack
@@ -46,12 +44,12 @@ class SnapshotHeaderRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SnapshotHeaderRecord):
             return NotImplemented
         return (
-            self.version == other.version  # type: ignore[attr-defined]
-            and self.last_contained_log_timestamp == other.last_contained_log_timestamp  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.version == other.version
+            and self.last_contained_log_timestamp == other.last_contained_log_timestamp
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -69,7 +67,7 @@ class SnapshotHeaderRecord(GeneratedStruct):
 # --- SnapshotHeaderRecord, version 0 ---
 
 def _read_SnapshotHeaderRecord_v0(buf: bytes, pos: int) -> tuple[SnapshotHeaderRecord, int]:
-    o = _new(SnapshotHeaderRecord)
+    o = SnapshotHeaderRecord.__new__(SnapshotHeaderRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -43,12 +41,12 @@ class SyncGroupRequestAssignment(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SyncGroupRequestAssignment):
             return NotImplemented
         return (
-            self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.assignment == other.assignment  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.member_id == other.member_id
+            and self.assignment == other.assignment
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -104,17 +102,17 @@ class SyncGroupRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SyncGroupRequest):
             return NotImplemented
         return (
-            self.group_id == other.group_id  # type: ignore[attr-defined]
-            and self.generation_id == other.generation_id  # type: ignore[attr-defined]
-            and self.member_id == other.member_id  # type: ignore[attr-defined]
-            and self.group_instance_id == other.group_instance_id  # type: ignore[attr-defined]
-            and self.protocol_type == other.protocol_type  # type: ignore[attr-defined]
-            and self.protocol_name == other.protocol_name  # type: ignore[attr-defined]
-            and self.assignments == other.assignments  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.group_id == other.group_id
+            and self.generation_id == other.generation_id
+            and self.member_id == other.member_id
+            and self.group_instance_id == other.group_instance_id
+            and self.protocol_type == other.protocol_type
+            and self.protocol_name == other.protocol_name
+            and self.assignments == other.assignments
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -137,18 +135,14 @@ class SyncGroupRequest(GeneratedStruct):
 # --- SyncGroupRequestAssignment, versions 0-3 ---
 
 def _read_SyncGroupRequestAssignment_v0_3(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    o = _new(SyncGroupRequestAssignment)
+    o = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -182,26 +176,19 @@ def _size_SyncGroupRequestAssignment_v0_3(o: SyncGroupRequestAssignment) -> int:
 # --- SyncGroupRequestAssignment, versions 4-5 ---
 
 def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    o = _new(SyncGroupRequestAssignment)
+    o = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
     _f = ""
     _i = 0
     try:
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_compact_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -258,7 +245,7 @@ def _size_SyncGroupRequestAssignment_v4_5(o: SyncGroupRequestAssignment) -> int:
 # --- SyncGroupRequest, versions 0-2 ---
 
 def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    o = _new(SyncGroupRequest)
+    o = SyncGroupRequest.__new__(SyncGroupRequest)
     o.group_instance_id = None
     o.protocol_type = None
     o.protocol_name = None
@@ -266,27 +253,23 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, False)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -311,13 +294,13 @@ def _write_SyncGroupRequest_v0_2(o: SyncGroupRequest, out: bytearray) -> None:
             raise EncodeError("field member_id is null but not nullable at this version")
         _w.write_string(out, o.member_id)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v0_3(item, out)
+            _w.write_count(out, len(assignments_items), False)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -326,49 +309,45 @@ def _size_SyncGroupRequest_v0_2(o: SyncGroupRequest) -> int:
     size = 4
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_SyncGroupRequestAssignment_v0_3(item)
+        size += _w.count_size(len(assignments_items), False)
+        for assignments_item in assignments_items:
+            size += _size_SyncGroupRequestAssignment_v0_3(assignments_item)
     return size
 
 
 # --- SyncGroupRequest, version 3 ---
 
 def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    o = _new(SyncGroupRequest)
+    o = SyncGroupRequest.__new__(SyncGroupRequest)
     o.protocol_type = None
     o.protocol_name = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        o.group_id, pos = _w.read_string(buf, pos)
-        if o.group_id is None:
-            raise DecodeError("non-nullable field group_id was null", offset=pos)
+        o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        o.member_id, pos = _w.read_string(buf, pos)
-        if o.member_id is None:
-            raise DecodeError("non-nullable field member_id was null", offset=pos)
+        o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, False)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -393,13 +372,13 @@ def _write_SyncGroupRequest_v3(o: SyncGroupRequest, out: bytearray) -> None:
         _f = "group_instance_id"
         _w.write_string(out, o.group_instance_id)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v0_3(item, out)
+            _w.write_count(out, len(assignments_items), False)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v0_3(assignments_item, out)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -409,73 +388,60 @@ def _size_SyncGroupRequest_v3(o: SyncGroupRequest) -> int:
     size += _w.string_size(o.group_id)
     size += _w.string_size(o.member_id)
     size += _w.string_size(o.group_instance_id)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_SyncGroupRequestAssignment_v0_3(item)
+        size += _w.count_size(len(assignments_items), False)
+        for assignments_item in assignments_items:
+            size += _size_SyncGroupRequestAssignment_v0_3(assignments_item)
     return size
 
 
 # --- SyncGroupRequest, version 4 ---
 
 def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    o = _new(SyncGroupRequest)
+    o = SyncGroupRequest.__new__(SyncGroupRequest)
     o.protocol_type = None
     o.protocol_name = None
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -519,17 +485,17 @@ def _write_SyncGroupRequest_v4(o: SyncGroupRequest, out: bytearray) -> None:
         _f = "group_instance_id"
         _w.write_compact_string(out, o.group_instance_id)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v4_5(item, out)
+        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(assignments_items) + 1)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v4_5(item, out)
+            _w.write_count(out, len(assignments_items), True)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -544,13 +510,13 @@ def _size_SyncGroupRequest_v4(o: SyncGroupRequest) -> int:
     size += _w.compact_string_size(o.group_id)
     size += _w.compact_string_size(o.member_id)
     size += _w.compact_string_size(o.group_instance_id)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_SyncGroupRequestAssignment_v4_5(item)
+        size += _w.count_size(len(assignments_items), True)
+        for assignments_item in assignments_items:
+            size += _size_SyncGroupRequestAssignment_v4_5(assignments_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -561,78 +527,59 @@ def _size_SyncGroupRequest_v4(o: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 5 ---
 
 def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    o = _new(SyncGroupRequest)
+    o = SyncGroupRequest.__new__(SyncGroupRequest)
     _f = ""
     _i = 0
     try:
         _f = "group_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.group_id, pos = _w.read_compact_string(buf, pos)
-            if o.group_id is None:
-                raise DecodeError("non-nullable field group_id was null", offset=pos)
+            o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.member_id = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.member_id, pos = _w.read_compact_string(buf, pos)
-            if o.member_id is None:
-                raise DecodeError("non-nullable field member_id was null", offset=pos)
+            o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:end].decode()
             pos = end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_name = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        assignments_n, pos = _w.read_count(buf, pos, True)
+        if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                append(item)
-            o.assignments = items
+            assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
+            for _i in range(assignments_n):
+                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+                assignments_append(assignments_item)
+            o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -680,17 +627,17 @@ def _write_SyncGroupRequest_v5(o: SyncGroupRequest, out: bytearray) -> None:
         _f = "protocol_name"
         _w.write_compact_string(out, o.protocol_name)
         _f = "assignments[]"
-        items = o.assignments
-        if items is None:
+        assignments_items = o.assignments
+        if assignments_items is None:
             raise EncodeError("field assignments is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v4_5(item, out)
+        elif len(assignments_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(assignments_items) + 1)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_SyncGroupRequestAssignment_v4_5(item, out)
+            _w.write_count(out, len(assignments_items), True)
+            for assignments_item in assignments_items:
+                _write_SyncGroupRequestAssignment_v4_5(assignments_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -707,13 +654,13 @@ def _size_SyncGroupRequest_v5(o: SyncGroupRequest) -> int:
     size += _w.compact_string_size(o.group_instance_id)
     size += _w.compact_string_size(o.protocol_type)
     size += _w.compact_string_size(o.protocol_name)
-    items = o.assignments
-    if items is None:
+    assignments_items = o.assignments
+    if assignments_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_SyncGroupRequestAssignment_v4_5(item)
+        size += _w.count_size(len(assignments_items), True)
+        for assignments_item in assignments_items:
+            size += _size_SyncGroupRequestAssignment_v4_5(assignments_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

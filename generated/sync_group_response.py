@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
@@ -57,15 +55,15 @@ class SyncGroupResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, SyncGroupResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.protocol_type == other.protocol_type  # type: ignore[attr-defined]
-            and self.protocol_name == other.protocol_name  # type: ignore[attr-defined]
-            and self.assignment == other.assignment  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.protocol_type == other.protocol_type
+            and self.protocol_name == other.protocol_name
+            and self.assignment == other.assignment
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -86,7 +84,7 @@ class SyncGroupResponse(GeneratedStruct):
 # --- SyncGroupResponse, version 0 ---
 
 def _read_SyncGroupResponse_v0(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    o = _new(SyncGroupResponse)
+    o = SyncGroupResponse.__new__(SyncGroupResponse)
     o.throttle_time_ms = 0
     o.protocol_type = None
     o.protocol_name = None
@@ -97,9 +95,7 @@ def _read_SyncGroupResponse_v0(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -130,7 +126,7 @@ def _size_SyncGroupResponse_v0(o: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, versions 1-3 ---
 
 def _read_SyncGroupResponse_v1_3(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    o = _new(SyncGroupResponse)
+    o = SyncGroupResponse.__new__(SyncGroupResponse)
     o.protocol_type = None
     o.protocol_name = None
     _f = ""
@@ -140,9 +136,7 @@ def _read_SyncGroupResponse_v1_3(buf: bytes, pos: int) -> tuple[SyncGroupRespons
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignment"
-        o.assignment, pos = _w.read_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_bytes_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -173,7 +167,7 @@ def _size_SyncGroupResponse_v1_3(o: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, version 4 ---
 
 def _read_SyncGroupResponse_v4(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    o = _new(SyncGroupResponse)
+    o = SyncGroupResponse.__new__(SyncGroupResponse)
     o.protocol_type = None
     o.protocol_name = None
     _f = ""
@@ -183,9 +177,7 @@ def _read_SyncGroupResponse_v4(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignment"
-        o.assignment, pos = _w.read_compact_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -234,7 +226,7 @@ def _size_SyncGroupResponse_v4(o: SyncGroupResponse) -> int:
 # --- SyncGroupResponse, version 5 ---
 
 def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse, int]:
-    o = _new(SyncGroupResponse)
+    o = SyncGroupResponse.__new__(SyncGroupResponse)
     _f = ""
     _i = 0
     try:
@@ -242,29 +234,21 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "protocol_type"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_type = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.protocol_name = buf[pos + 1:end].decode()
             pos = end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignment"
-        o.assignment, pos = _w.read_compact_bytes(buf, pos)
-        if o.assignment is None:
-            raise DecodeError("non-nullable field assignment was null", offset=pos)
+        o.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1

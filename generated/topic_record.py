@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
@@ -45,12 +43,12 @@ class TopicRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TopicRecord):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.topic_id == other.topic_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.topic_id == other.topic_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -68,22 +66,17 @@ class TopicRecord(GeneratedStruct):
 # --- TopicRecord, version 0 ---
 
 def _read_TopicRecord_v0(buf: bytes, pos: int) -> tuple[TopicRecord, int]:
-    o = _new(TopicRecord)
+    o = TopicRecord.__new__(TopicRecord)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "(tagged fields)"

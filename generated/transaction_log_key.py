@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 
 
@@ -41,11 +39,11 @@ class TransactionLogKey(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TransactionLogKey):
             return NotImplemented
         return (
-            self.transactional_id == other.transactional_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.transactional_id == other.transactional_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -62,14 +60,12 @@ class TransactionLogKey(GeneratedStruct):
 # --- TransactionLogKey, version 0 ---
 
 def _read_TransactionLogKey_v0(buf: bytes, pos: int) -> tuple[TransactionLogKey, int]:
-    o = _new(TransactionLogKey)
+    o = TransactionLogKey.__new__(TransactionLogKey)
     _f = ""
     _i = 0
     try:
         _f = "transactional_id"
-        o.transactional_id, pos = _w.read_string(buf, pos)
-        if o.transactional_id is None:
-            raise DecodeError("non-nullable field transactional_id was null", offset=pos)
+        o.transactional_id, pos = _w.read_string_nn(buf, pos)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_qhib = struct.Struct(">qhib").unpack_from
 _pack_qhib = struct.Struct(">qhib").pack
@@ -51,12 +49,12 @@ class PartitionsSchema(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, PartitionsSchema):
             return NotImplemented
         return (
-            self.topic == other.topic  # type: ignore[attr-defined]
-            and self.partition_ids == other.partition_ids  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.topic == other.topic
+            and self.partition_ids == other.partition_ids
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -121,20 +119,20 @@ class TransactionLogValue(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, TransactionLogValue):
             return NotImplemented
         return (
-            self.producer_id == other.producer_id  # type: ignore[attr-defined]
-            and self.previous_producer_id == other.previous_producer_id  # type: ignore[attr-defined]
-            and self.next_producer_id == other.next_producer_id  # type: ignore[attr-defined]
-            and self.producer_epoch == other.producer_epoch  # type: ignore[attr-defined]
-            and self.transaction_timeout_ms == other.transaction_timeout_ms  # type: ignore[attr-defined]
-            and self.transaction_status == other.transaction_status  # type: ignore[attr-defined]
-            and self.transaction_partitions == other.transaction_partitions  # type: ignore[attr-defined]
-            and self.transaction_last_update_timestamp_ms == other.transaction_last_update_timestamp_ms  # type: ignore[attr-defined]
-            and self.transaction_start_timestamp_ms == other.transaction_start_timestamp_ms  # type: ignore[attr-defined]
-            and self.client_transaction_version == other.client_transaction_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.producer_id == other.producer_id
+            and self.previous_producer_id == other.previous_producer_id
+            and self.next_producer_id == other.next_producer_id
+            and self.producer_epoch == other.producer_epoch
+            and self.transaction_timeout_ms == other.transaction_timeout_ms
+            and self.transaction_status == other.transaction_status
+            and self.transaction_partitions == other.transaction_partitions
+            and self.transaction_last_update_timestamp_ms == other.transaction_last_update_timestamp_ms
+            and self.transaction_start_timestamp_ms == other.transaction_start_timestamp_ms
+            and self.client_transaction_version == other.client_transaction_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -160,20 +158,18 @@ class TransactionLogValue(GeneratedStruct):
 # --- PartitionsSchema, version 0 ---
 
 def _read_PartitionsSchema_v0(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    o = _new(PartitionsSchema)
+    o = PartitionsSchema.__new__(PartitionsSchema)
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        o.topic, pos = _w.read_string(buf, pos)
-        if o.topic is None:
-            raise DecodeError("non-nullable field topic was null", offset=pos)
+        o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partition_ids"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        partition_ids_n, pos = _w.read_count(buf, pos, False)
+        if partition_ids_n < 0:
             raise DecodeError("non-nullable field partition_ids was null", offset=pos)
         else:
-            o.partition_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+            o.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -190,12 +186,12 @@ def _write_PartitionsSchema_v0(o: PartitionsSchema, out: bytearray) -> None:
             raise EncodeError("field topic is null but not nullable at this version")
         _w.write_string(out, o.topic)
         _f = "partition_ids"
-        items = o.partition_ids
-        if items is None:
+        partition_ids_items = o.partition_ids
+        if partition_ids_items is None:
             raise EncodeError("field partition_ids is null but not nullable at this version")
         else:
-            _w.write_count(out, len(items), False)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_ids_items), False)
+            _w.write_fixed_array(out, partition_ids_items, "i")
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -203,48 +199,41 @@ def _write_PartitionsSchema_v0(o: PartitionsSchema, out: bytearray) -> None:
 def _size_PartitionsSchema_v0(o: PartitionsSchema) -> int:
     size = 0
     size += _w.string_size(o.topic)
-    items = o.partition_ids
-    if items is None:
+    partition_ids_items = o.partition_ids
+    if partition_ids_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_ids_items), False)
+        size += 4 * len(partition_ids_items)
     return size
 
 
 # --- PartitionsSchema, version 1 ---
 
 def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    o = _new(PartitionsSchema)
+    o = PartitionsSchema.__new__(PartitionsSchema)
     _f = ""
     _i = 0
     try:
         _f = "topic"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.topic = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.topic, pos = _w.read_compact_string(buf, pos)
-            if o.topic is None:
-                raise DecodeError("non-nullable field topic was null", offset=pos)
+            o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_ids"
-        n = buf[pos] - 1
-        if 0 <= n < 32:  # the usual case: a short array with a one-byte count
-            end = pos + 1 + n * 4
-            if end > len(buf):
-                raise DecodeError("array runs past the end of the buffer", offset=pos)
-            o.partition_ids = list(_unpack_array_i[n](buf, pos + 1))
+        partition_ids_n = buf[pos] - 1
+        end = pos + 1 + partition_ids_n * 4
+        if 0 <= partition_ids_n < 32 and end <= len(buf):  # the usual case: a short array
+            o.partition_ids = list(_unpack_array_i[partition_ids_n](buf, pos + 1))
             pos = end
         else:
-            n, pos = _w.read_count(buf, pos, True)
-            if n < 0:
+            partition_ids_n, pos = _w.read_count(buf, pos, True)
+            if partition_ids_n < 0:
                 raise DecodeError("non-nullable field partition_ids was null", offset=pos)
             else:
-                o.partition_ids, pos = _w.read_fixed_array(buf, pos, n, "i", 4)
+                o.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -275,15 +264,15 @@ def _write_PartitionsSchema_v1(o: PartitionsSchema, out: bytearray) -> None:
         else:
             _w.write_compact_string(out, o.topic)
         _f = "partition_ids"
-        items = o.partition_ids
-        if items is None:
+        partition_ids_items = o.partition_ids
+        if partition_ids_items is None:
             raise EncodeError("field partition_ids is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            out += _pack_array_i[len(items)](*items)
+        elif len(partition_ids_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(partition_ids_items) + 1)
+            out += _pack_array_i[len(partition_ids_items)](*partition_ids_items)
         else:
-            _w.write_count(out, len(items), True)
-            _w.write_fixed_array(out, items, "i")
+            _w.write_count(out, len(partition_ids_items), True)
+            _w.write_fixed_array(out, partition_ids_items, "i")
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -296,12 +285,12 @@ def _write_PartitionsSchema_v1(o: PartitionsSchema, out: bytearray) -> None:
 def _size_PartitionsSchema_v1(o: PartitionsSchema) -> int:
     size = 0
     size += _w.compact_string_size(o.topic)
-    items = o.partition_ids
-    if items is None:
+    partition_ids_items = o.partition_ids
+    if partition_ids_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        size += 4 * len(items)
+        size += _w.count_size(len(partition_ids_items), True)
+        size += 4 * len(partition_ids_items)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -312,7 +301,7 @@ def _size_PartitionsSchema_v1(o: PartitionsSchema) -> int:
 # --- TransactionLogValue, version 0 ---
 
 def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    o = _new(TransactionLogValue)
+    o = TransactionLogValue.__new__(TransactionLogValue)
     o.previous_producer_id = -1
     o.next_producer_id = -1
     o.client_transaction_version = 0
@@ -323,16 +312,16 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
         o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status = _unpack_qhib(buf, pos)
         pos += 15
         _f = "transaction_partitions[]"
-        n, pos = _w.read_count(buf, pos, False)
-        if n < 0:
+        transaction_partitions_n, pos = _w.read_count(buf, pos, False)
+        if transaction_partitions_n < 0:
             o.transaction_partitions = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionsSchema_v0(buf, pos)
-                append(item)
-            o.transaction_partitions = items
+            transaction_partitions_items: list[PartitionsSchema] = []
+            transaction_partitions_append = transaction_partitions_items.append
+            for _i in range(transaction_partitions_n):
+                transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
+                transaction_partitions_append(transaction_partitions_item)
+            o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
         pos += 16
@@ -356,13 +345,13 @@ def _write_TransactionLogValue_v0(o: TransactionLogValue, out: bytearray) -> Non
         _f = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         out += _pack_qhib(o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status)
         _f = "transaction_partitions[]"
-        items = o.transaction_partitions
-        if items is None:
+        transaction_partitions_items = o.transaction_partitions
+        if transaction_partitions_items is None:
             _w.write_count(out, None, False)
         else:
-            _w.write_count(out, len(items), False)
-            for item in items:
-                _write_PartitionsSchema_v0(item, out)
+            _w.write_count(out, len(transaction_partitions_items), False)
+            for transaction_partitions_item in transaction_partitions_items:
+                _write_PartitionsSchema_v0(transaction_partitions_item, out)
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         out += _pack_qq(o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms)
     except _w.ENCODE_FAILURES as e:
@@ -371,20 +360,20 @@ def _write_TransactionLogValue_v0(o: TransactionLogValue, out: bytearray) -> Non
 
 def _size_TransactionLogValue_v0(o: TransactionLogValue) -> int:
     size = 31
-    items = o.transaction_partitions
-    if items is None:
+    transaction_partitions_items = o.transaction_partitions
+    if transaction_partitions_items is None:
         size += _w.count_size(None, False)
     else:
-        size += _w.count_size(len(items), False)
-        for item in items:
-            size += _size_PartitionsSchema_v0(item)
+        size += _w.count_size(len(transaction_partitions_items), False)
+        for transaction_partitions_item in transaction_partitions_items:
+            size += _size_PartitionsSchema_v0(transaction_partitions_item)
     return size
 
 
 # --- TransactionLogValue, version 1 ---
 
 def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    o = _new(TransactionLogValue)
+    o = TransactionLogValue.__new__(TransactionLogValue)
     o.previous_producer_id = -1
     o.next_producer_id = -1
     o.client_transaction_version = 0
@@ -395,16 +384,16 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
         o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status = _unpack_qhib(buf, pos)
         pos += 15
         _f = "transaction_partitions[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        transaction_partitions_n, pos = _w.read_count(buf, pos, True)
+        if transaction_partitions_n < 0:
             o.transaction_partitions = None
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_PartitionsSchema_v1(buf, pos)
-                append(item)
-            o.transaction_partitions = items
+            transaction_partitions_items: list[PartitionsSchema] = []
+            transaction_partitions_append = transaction_partitions_items.append
+            for _i in range(transaction_partitions_n):
+                transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
+                transaction_partitions_append(transaction_partitions_item)
+            o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
         pos += 16
@@ -450,17 +439,17 @@ def _write_TransactionLogValue_v1(o: TransactionLogValue, out: bytearray) -> Non
         _f = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         out += _pack_qhib(o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status)
         _f = "transaction_partitions[]"
-        items = o.transaction_partitions
-        if items is None:
+        transaction_partitions_items = o.transaction_partitions
+        if transaction_partitions_items is None:
             _w.write_count(out, None, True)
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_PartitionsSchema_v1(item, out)
+        elif len(transaction_partitions_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(transaction_partitions_items) + 1)
+            for transaction_partitions_item in transaction_partitions_items:
+                _write_PartitionsSchema_v1(transaction_partitions_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_PartitionsSchema_v1(item, out)
+            _w.write_count(out, len(transaction_partitions_items), True)
+            for transaction_partitions_item in transaction_partitions_items:
+                _write_PartitionsSchema_v1(transaction_partitions_item, out)
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         out += _pack_qq(o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms)
         _f = "(tagged fields)"
@@ -490,13 +479,13 @@ def _write_TransactionLogValue_v1(o: TransactionLogValue, out: bytearray) -> Non
 
 def _size_TransactionLogValue_v1(o: TransactionLogValue) -> int:
     size = 31
-    items = o.transaction_partitions
-    if items is None:
+    transaction_partitions_items = o.transaction_partitions
+    if transaction_partitions_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_PartitionsSchema_v1(item)
+        size += _w.count_size(len(transaction_partitions_items), True)
+        for transaction_partitions_item in transaction_partitions_items:
+            size += _size_PartitionsSchema_v1(transaction_partitions_item)
     count = len(o.unknown_tagged_fields)
     if o.previous_producer_id != -1:
         s = 0

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -46,12 +44,12 @@ class UnfenceBrokerRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UnfenceBrokerRecord):
             return NotImplemented
         return (
-            self.id == other.id  # type: ignore[attr-defined]
-            and self.epoch == other.epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.id == other.id
+            and self.epoch == other.epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -69,7 +67,7 @@ class UnfenceBrokerRecord(GeneratedStruct):
 # --- UnfenceBrokerRecord, version 0 ---
 
 def _read_UnfenceBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnfenceBrokerRecord, int]:
-    o = _new(UnfenceBrokerRecord)
+    o = UnfenceBrokerRecord.__new__(UnfenceBrokerRecord)
     _f = ""
     _i = 0
     try:

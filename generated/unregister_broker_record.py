@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
@@ -46,12 +44,12 @@ class UnregisterBrokerRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UnregisterBrokerRecord):
             return NotImplemented
         return (
-            self.broker_id == other.broker_id  # type: ignore[attr-defined]
-            and self.broker_epoch == other.broker_epoch  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.broker_id == other.broker_id
+            and self.broker_epoch == other.broker_epoch
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -69,7 +67,7 @@ class UnregisterBrokerRecord(GeneratedStruct):
 # --- UnregisterBrokerRecord, version 0 ---
 
 def _read_UnregisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterBrokerRecord, int]:
-    o = _new(UnregisterBrokerRecord)
+    o = UnregisterBrokerRecord.__new__(UnregisterBrokerRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
@@ -43,11 +41,11 @@ class UnregisterControllerRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UnregisterControllerRecord):
             return NotImplemented
         return (
-            self.controller_id == other.controller_id  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.controller_id == other.controller_id
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -64,7 +62,7 @@ class UnregisterControllerRecord(GeneratedStruct):
 # --- UnregisterControllerRecord, version 0 ---
 
 def _read_UnregisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[UnregisterControllerRecord, int]:
-    o = _new(UnregisterControllerRecord)
+    o = UnregisterControllerRecord.__new__(UnregisterControllerRecord)
     _f = ""
     _i = 0
     try:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ho = struct.Struct(">h?").unpack_from
 _pack_ho = struct.Struct(">h?").pack
@@ -55,14 +53,14 @@ class FeatureUpdateKey(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, FeatureUpdateKey):
             return NotImplemented
         return (
-            self.feature == other.feature  # type: ignore[attr-defined]
-            and self.max_version_level == other.max_version_level  # type: ignore[attr-defined]
-            and self.allow_downgrade == other.allow_downgrade  # type: ignore[attr-defined]
-            and self.upgrade_type == other.upgrade_type  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.feature == other.feature
+            and self.max_version_level == other.max_version_level
+            and self.allow_downgrade == other.allow_downgrade
+            and self.upgrade_type == other.upgrade_type
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -108,13 +106,13 @@ class UpdateFeaturesRequest(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UpdateFeaturesRequest):
             return NotImplemented
         return (
-            self.timeout_ms == other.timeout_ms  # type: ignore[attr-defined]
-            and self.feature_updates == other.feature_updates  # type: ignore[attr-defined]
-            and self.validate_only == other.validate_only  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.timeout_ms == other.timeout_ms
+            and self.feature_updates == other.feature_updates
+            and self.validate_only == other.validate_only
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -133,23 +131,18 @@ class UpdateFeaturesRequest(GeneratedStruct):
 # --- FeatureUpdateKey, version 0 ---
 
 def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    o = _new(FeatureUpdateKey)
+    o = FeatureUpdateKey.__new__(FeatureUpdateKey)
     o.upgrade_type = 1
     _f = ""
     _i = 0
     try:
         _f = "feature"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.feature = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.feature, pos = _w.read_compact_string(buf, pos)
-            if o.feature is None:
-                raise DecodeError("non-nullable field feature was null", offset=pos)
+            o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, allow_downgrade"
         o.max_version_level, o.allow_downgrade = _unpack_ho(buf, pos)
         pos += 3
@@ -208,23 +201,18 @@ def _size_FeatureUpdateKey_v0(o: FeatureUpdateKey) -> int:
 # --- FeatureUpdateKey, versions 1-2 ---
 
 def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    o = _new(FeatureUpdateKey)
+    o = FeatureUpdateKey.__new__(FeatureUpdateKey)
     o.allow_downgrade = False
     _f = ""
     _i = 0
     try:
         _f = "feature"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.feature = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.feature, pos = _w.read_compact_string(buf, pos)
-            if o.feature is None:
-                raise DecodeError("non-nullable field feature was null", offset=pos)
+            o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, upgrade_type"
         o.max_version_level, o.upgrade_type = _unpack_hb(buf, pos)
         pos += 3
@@ -283,7 +271,7 @@ def _size_FeatureUpdateKey_v1_2(o: FeatureUpdateKey) -> int:
 # --- UpdateFeaturesRequest, version 0 ---
 
 def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    o = _new(UpdateFeaturesRequest)
+    o = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     o.validate_only = False
     _f = ""
     _i = 0
@@ -292,16 +280,16 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
         (o.timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "feature_updates[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FeatureUpdateKey_v0(buf, pos)
-                append(item)
-            o.feature_updates = items
+            feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_append = feature_updates_items.append
+            for _i in range(feature_updates_n):
+                feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
+                feature_updates_append(feature_updates_item)
+            o.feature_updates = feature_updates_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -327,17 +315,17 @@ def _write_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) ->
         _f = "timeout_ms"
         out += _pack_i(o.timeout_ms)
         _f = "feature_updates[]"
-        items = o.feature_updates
-        if items is None:
+        feature_updates_items = o.feature_updates
+        if feature_updates_items is None:
             raise EncodeError("field feature_updates is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FeatureUpdateKey_v0(item, out)
+        elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(feature_updates_items) + 1)
+            for feature_updates_item in feature_updates_items:
+                _write_FeatureUpdateKey_v0(feature_updates_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FeatureUpdateKey_v0(item, out)
+            _w.write_count(out, len(feature_updates_items), True)
+            for feature_updates_item in feature_updates_items:
+                _write_FeatureUpdateKey_v0(feature_updates_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -349,13 +337,13 @@ def _write_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest, out: bytearray) ->
 
 def _size_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest) -> int:
     size = 4
-    items = o.feature_updates
-    if items is None:
+    feature_updates_items = o.feature_updates
+    if feature_updates_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FeatureUpdateKey_v0(item)
+        size += _w.count_size(len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            size += _size_FeatureUpdateKey_v0(feature_updates_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -366,7 +354,7 @@ def _size_UpdateFeaturesRequest_v0(o: UpdateFeaturesRequest) -> int:
 # --- UpdateFeaturesRequest, versions 1-2 ---
 
 def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    o = _new(UpdateFeaturesRequest)
+    o = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     _f = ""
     _i = 0
     try:
@@ -374,16 +362,16 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
         (o.timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "feature_updates[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
-                append(item)
-            o.feature_updates = items
+            feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_append = feature_updates_items.append
+            for _i in range(feature_updates_n):
+                feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
+                feature_updates_append(feature_updates_item)
+            o.feature_updates = feature_updates_items
         _f = "validate_only"
         (o.validate_only,) = _unpack_o(buf, pos)
         pos += 1
@@ -410,17 +398,17 @@ def _write_UpdateFeaturesRequest_v1_2(o: UpdateFeaturesRequest, out: bytearray) 
         _f = "timeout_ms"
         out += _pack_i(o.timeout_ms)
         _f = "feature_updates[]"
-        items = o.feature_updates
-        if items is None:
+        feature_updates_items = o.feature_updates
+        if feature_updates_items is None:
             raise EncodeError("field feature_updates is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_FeatureUpdateKey_v1_2(item, out)
+        elif len(feature_updates_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(feature_updates_items) + 1)
+            for feature_updates_item in feature_updates_items:
+                _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_FeatureUpdateKey_v1_2(item, out)
+            _w.write_count(out, len(feature_updates_items), True)
+            for feature_updates_item in feature_updates_items:
+                _write_FeatureUpdateKey_v1_2(feature_updates_item, out)
         _f = "validate_only"
         out += _pack_o(o.validate_only)
         _f = "(tagged fields)"
@@ -434,13 +422,13 @@ def _write_UpdateFeaturesRequest_v1_2(o: UpdateFeaturesRequest, out: bytearray) 
 
 def _size_UpdateFeaturesRequest_v1_2(o: UpdateFeaturesRequest) -> int:
     size = 5
-    items = o.feature_updates
-    if items is None:
+    feature_updates_items = o.feature_updates
+    if feature_updates_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_FeatureUpdateKey_v1_2(item)
+        size += _w.count_size(len(feature_updates_items), True)
+        for feature_updates_item in feature_updates_items:
+            size += _size_FeatureUpdateKey_v1_2(feature_updates_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
@@ -48,13 +46,13 @@ class UpdatableFeatureResult(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UpdatableFeatureResult):
             return NotImplemented
         return (
-            self.feature == other.feature  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.feature == other.feature
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -102,14 +100,14 @@ class UpdateFeaturesResponse(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UpdateFeaturesResponse):
             return NotImplemented
         return (
-            self.throttle_time_ms == other.throttle_time_ms  # type: ignore[attr-defined]
-            and self.error_code == other.error_code  # type: ignore[attr-defined]
-            and self.error_message == other.error_message  # type: ignore[attr-defined]
-            and self.results == other.results  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.throttle_time_ms == other.throttle_time_ms
+            and self.error_code == other.error_code
+            and self.error_message == other.error_message
+            and self.results == other.results
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -129,31 +127,23 @@ class UpdateFeaturesResponse(GeneratedStruct):
 # --- UpdatableFeatureResult, versions 0-1 ---
 
 def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFeatureResult, int]:
-    o = _new(UpdatableFeatureResult)
+    o = UpdatableFeatureResult.__new__(UpdatableFeatureResult)
     _f = ""
     _i = 0
     try:
         _f = "feature"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.feature = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.feature, pos = _w.read_compact_string(buf, pos)
-            if o.feature is None:
-                raise DecodeError("non-nullable field feature was null", offset=pos)
+            o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
@@ -214,7 +204,7 @@ def _size_UpdatableFeatureResult_v0_1(o: UpdatableFeatureResult) -> int:
 # --- UpdateFeaturesResponse, versions 0-1 ---
 
 def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    o = _new(UpdateFeaturesResponse)
+    o = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
     _f = ""
     _i = 0
     try:
@@ -222,26 +212,23 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "results[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        results_n, pos = _w.read_count(buf, pos, True)
+        if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
-                append(item)
-            o.results = items
+            results_items: list[UpdatableFeatureResult] = KeyedList()
+            results_append = results_items.append
+            for _i in range(results_n):
+                results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
+                results_append(results_item)
+            o.results = results_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -267,17 +254,17 @@ def _write_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse, out: bytearray
         _f = "error_message"
         _w.write_compact_string(out, o.error_message)
         _f = "results[]"
-        items = o.results
-        if items is None:
+        results_items = o.results
+        if results_items is None:
             raise EncodeError("field results is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_UpdatableFeatureResult_v0_1(item, out)
+        elif len(results_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(results_items) + 1)
+            for results_item in results_items:
+                _write_UpdatableFeatureResult_v0_1(results_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_UpdatableFeatureResult_v0_1(item, out)
+            _w.write_count(out, len(results_items), True)
+            for results_item in results_items:
+                _write_UpdatableFeatureResult_v0_1(results_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -290,13 +277,13 @@ def _write_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse, out: bytearray
 def _size_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse) -> int:
     size = 6
     size += _w.compact_string_size(o.error_message)
-    items = o.results
-    if items is None:
+    results_items = o.results
+    if results_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_UpdatableFeatureResult_v0_1(item)
+        size += _w.count_size(len(results_items), True)
+        for results_item in results_items:
+            size += _size_UpdatableFeatureResult_v0_1(results_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
@@ -307,7 +294,7 @@ def _size_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse) -> int:
 # --- UpdateFeaturesResponse, version 2 ---
 
 def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    o = _new(UpdateFeaturesResponse)
+    o = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
     o.results = KeyedList()
     _f = ""
     _i = 0
@@ -316,11 +303,8 @@ def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeature
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.error_message = buf[pos + 1:end].decode()
             pos = end
         else:

@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
@@ -60,16 +58,16 @@ class UserScramCredentialRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, UserScramCredentialRecord):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.mechanism == other.mechanism  # type: ignore[attr-defined]
-            and self.salt == other.salt  # type: ignore[attr-defined]
-            and self.stored_key == other.stored_key  # type: ignore[attr-defined]
-            and self.server_key == other.server_key  # type: ignore[attr-defined]
-            and self.iterations == other.iterations  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.mechanism == other.mechanism
+            and self.salt == other.salt
+            and self.stored_key == other.stored_key
+            and self.server_key == other.server_key
+            and self.iterations == other.iterations
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -91,37 +89,26 @@ class UserScramCredentialRecord(GeneratedStruct):
 # --- UserScramCredentialRecord, version 0 ---
 
 def _read_UserScramCredentialRecord_v0(buf: bytes, pos: int) -> tuple[UserScramCredentialRecord, int]:
-    o = _new(UserScramCredentialRecord)
+    o = UserScramCredentialRecord.__new__(UserScramCredentialRecord)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "mechanism"
         (o.mechanism,) = _unpack_b(buf, pos)
         pos += 1
         _f = "salt"
-        o.salt, pos = _w.read_compact_bytes(buf, pos)
-        if o.salt is None:
-            raise DecodeError("non-nullable field salt was null", offset=pos)
+        o.salt, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "stored_key"
-        o.stored_key, pos = _w.read_compact_bytes(buf, pos)
-        if o.stored_key is None:
-            raise DecodeError("non-nullable field stored_key was null", offset=pos)
+        o.stored_key, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "server_key"
-        o.server_key, pos = _w.read_compact_bytes(buf, pos)
-        if o.server_key is None:
-            raise DecodeError("non-nullable field server_key was null", offset=pos)
+        o.server_key, pos = _w.read_compact_bytes_nn(buf, pos)
         _f = "iterations"
         (o.iterations,) = _unpack_i(buf, pos)
         pos += 4

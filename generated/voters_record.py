@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_H = struct.Struct(">H").unpack_from
 _pack_H = struct.Struct(">H").pack
@@ -53,13 +51,13 @@ class Endpoint(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Endpoint):
             return NotImplemented
         return (
-            self.name == other.name  # type: ignore[attr-defined]
-            and self.host == other.host  # type: ignore[attr-defined]
-            and self.port == other.port  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.name == other.name
+            and self.host == other.host
+            and self.port == other.port
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -98,12 +96,12 @@ class KRaftVersionFeature(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, KRaftVersionFeature):
             return NotImplemented
         return (
-            self.min_supported_version == other.min_supported_version  # type: ignore[attr-defined]
-            and self.max_supported_version == other.max_supported_version  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.min_supported_version == other.min_supported_version
+            and self.max_supported_version == other.max_supported_version
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -147,14 +145,14 @@ class Voter(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, Voter):
             return NotImplemented
         return (
-            self.voter_id == other.voter_id  # type: ignore[attr-defined]
-            and self.voter_directory_id == other.voter_directory_id  # type: ignore[attr-defined]
-            and self.endpoints == other.endpoints  # type: ignore[attr-defined]
-            and self.kraft_version_feature == other.kraft_version_feature  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.voter_id == other.voter_id
+            and self.voter_directory_id == other.voter_directory_id
+            and self.endpoints == other.endpoints
+            and self.kraft_version_feature == other.kraft_version_feature
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -197,12 +195,12 @@ class VotersRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, VotersRecord):
             return NotImplemented
         return (
-            self.version == other.version  # type: ignore[attr-defined]
-            and self.voters == other.voters  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.version == other.version
+            and self.voters == other.voters
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -220,34 +218,24 @@ class VotersRecord(GeneratedStruct):
 # --- Endpoint, version 0 ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    o = _new(Endpoint)
+    o = Endpoint.__new__(Endpoint)
     _f = ""
     _i = 0
     try:
         _f = "name"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.name = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.name, pos = _w.read_compact_string(buf, pos)
-            if o.name is None:
-                raise DecodeError("non-nullable field name was null", offset=pos)
+            o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        n = buf[pos]
-        if 0 < n < 0x80:  # the usual case: a one-byte length
-            end = pos + n
-            if end > len(buf):
-                raise DecodeError("string runs past the end of the buffer", offset=pos)
+        end = pos + buf[pos]
+        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
             o.host = buf[pos + 1:end].decode()
             pos = end
         else:
-            o.host, pos = _w.read_compact_string(buf, pos)
-            if o.host is None:
-                raise DecodeError("non-nullable field host was null", offset=pos)
+            o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_H(buf, pos)
         pos += 2
@@ -314,7 +302,7 @@ def _size_Endpoint_v0(o: Endpoint) -> int:
 # --- KRaftVersionFeature, version 0 ---
 
 def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
-    o = _new(KRaftVersionFeature)
+    o = KRaftVersionFeature.__new__(KRaftVersionFeature)
     _f = ""
     _i = 0
     try:
@@ -364,7 +352,7 @@ def _size_KRaftVersionFeature_v0(o: KRaftVersionFeature) -> int:
 # --- Voter, version 0 ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    o = _new(Voter)
+    o = Voter.__new__(Voter)
     _f = ""
     _i = 0
     try:
@@ -374,16 +362,16 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
         _f = "voter_directory_id"
         o.voter_directory_id, pos = _w.read_uuid(buf, pos)
         _f = "endpoints[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        endpoints_n, pos = _w.read_count(buf, pos, True)
+        if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
         else:
-            items = KeyedList()
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Endpoint_v0(buf, pos)
-                append(item)
-            o.endpoints = items
+            endpoints_items: list[Endpoint] = KeyedList()
+            endpoints_append = endpoints_items.append
+            for _i in range(endpoints_n):
+                endpoints_item, pos = _read_Endpoint_v0(buf, pos)
+                endpoints_append(endpoints_item)
+            o.endpoints = endpoints_items
         _f = "kraft_version_feature"
         o.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
         _f = "(tagged fields)"
@@ -411,17 +399,17 @@ def _write_Voter_v0(o: Voter, out: bytearray) -> None:
         _f = "voter_directory_id"
         out += _w.uuid_bytes(o.voter_directory_id)
         _f = "endpoints[]"
-        items = o.endpoints
-        if items is None:
+        endpoints_items = o.endpoints
+        if endpoints_items is None:
             raise EncodeError("field endpoints is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Endpoint_v0(item, out)
+        elif len(endpoints_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(endpoints_items) + 1)
+            for endpoints_item in endpoints_items:
+                _write_Endpoint_v0(endpoints_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Endpoint_v0(item, out)
+            _w.write_count(out, len(endpoints_items), True)
+            for endpoints_item in endpoints_items:
+                _write_Endpoint_v0(endpoints_item, out)
         _f = "kraft_version_feature"
         if o.kraft_version_feature is None:
             raise EncodeError("field kraft_version_feature is null but not nullable at this version")
@@ -438,13 +426,13 @@ def _write_Voter_v0(o: Voter, out: bytearray) -> None:
 def _size_Voter_v0(o: Voter) -> int:
     size = 4
     size += 16
-    items = o.endpoints
-    if items is None:
+    endpoints_items = o.endpoints
+    if endpoints_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Endpoint_v0(item)
+        size += _w.count_size(len(endpoints_items), True)
+        for endpoints_item in endpoints_items:
+            size += _size_Endpoint_v0(endpoints_item)
     size += _size_KRaftVersionFeature_v0(o.kraft_version_feature)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
@@ -456,7 +444,7 @@ def _size_Voter_v0(o: Voter) -> int:
 # --- VotersRecord, version 0 ---
 
 def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
-    o = _new(VotersRecord)
+    o = VotersRecord.__new__(VotersRecord)
     _f = ""
     _i = 0
     try:
@@ -464,16 +452,16 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
         (o.version,) = _unpack_h(buf, pos)
         pos += 2
         _f = "voters[]"
-        n, pos = _w.read_count(buf, pos, True)
-        if n < 0:
+        voters_n, pos = _w.read_count(buf, pos, True)
+        if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
-            items = []
-            append = items.append
-            for _i in range(n):
-                item, pos = _read_Voter_v0(buf, pos)
-                append(item)
-            o.voters = items
+            voters_items: list[Voter] = []
+            voters_append = voters_items.append
+            for _i in range(voters_n):
+                voters_item, pos = _read_Voter_v0(buf, pos)
+                voters_append(voters_item)
+            o.voters = voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -497,17 +485,17 @@ def _write_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
         _f = "version"
         out += _pack_h(o.version)
         _f = "voters[]"
-        items = o.voters
-        if items is None:
+        voters_items = o.voters
+        if voters_items is None:
             raise EncodeError("field voters is null but not nullable at this version")
-        elif len(items) < 32:  # the usual case: a short array with a one-byte count
-            out.append(len(items) + 1)
-            for item in items:
-                _write_Voter_v0(item, out)
+        elif len(voters_items) < 32:  # the usual case: a short array with a one-byte count
+            out.append(len(voters_items) + 1)
+            for voters_item in voters_items:
+                _write_Voter_v0(voters_item, out)
         else:
-            _w.write_count(out, len(items), True)
-            for item in items:
-                _write_Voter_v0(item, out)
+            _w.write_count(out, len(voters_items), True)
+            for voters_item in voters_items:
+                _write_Voter_v0(voters_item, out)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -519,13 +507,13 @@ def _write_VotersRecord_v0(o: VotersRecord, out: bytearray) -> None:
 
 def _size_VotersRecord_v0(o: VotersRecord) -> int:
     size = 2
-    items = o.voters
-    if items is None:
+    voters_items = o.voters
+    if voters_items is None:
         size += _w.count_size(None, True)
     else:
-        size += _w.count_size(len(items), True)
-        for item in items:
-            size += _size_Voter_v0(item)
+        size += _w.count_size(len(voters_items), True)
+        for voters_item in voters_items:
+            size += _size_Voter_v0(voters_item)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

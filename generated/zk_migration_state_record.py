@@ -12,8 +12,6 @@ from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
-_new = object.__new__
-
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
@@ -43,11 +41,11 @@ class ZkMigrationStateRecord(GeneratedStruct):
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
-        if type(other) is not type(self):
+        if not isinstance(other, ZkMigrationStateRecord):
             return NotImplemented
         return (
-            self.zk_migration_state == other.zk_migration_state  # type: ignore[attr-defined]
-            and self.unknown_tagged_fields == other.unknown_tagged_fields  # type: ignore[attr-defined]
+            self.zk_migration_state == other.zk_migration_state
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
     __hash__ = None  # type: ignore[assignment]  # mutable
@@ -64,7 +62,7 @@ class ZkMigrationStateRecord(GeneratedStruct):
 # --- ZkMigrationStateRecord, version 0 ---
 
 def _read_ZkMigrationStateRecord_v0(buf: bytes, pos: int) -> tuple[ZkMigrationStateRecord, int]:
-    o = _new(ZkMigrationStateRecord)
+    o = ZkMigrationStateRecord.__new__(ZkMigrationStateRecord)
     _f = ""
     _i = 0
     try:

@@ -97,7 +97,7 @@ def struct_from_dict(cls: type[GeneratedStruct], data: Any, version: int, path: 
         else:
             value = info.make_default()
         setattr(obj, info.attr, value)
-    obj.unknown_tagged_fields = _unknown_from_json(data.get(UNKNOWN_TAGS_KEY, []), path)
+    setattr(obj, "unknown_tagged_fields", _unknown_from_json(data.get(UNKNOWN_TAGS_KEY, []), path))
     return obj
 
 

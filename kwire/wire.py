@@ -151,6 +151,22 @@ def read_compact_string(buf: bytes, pos: int) -> tuple[str | None, int]:
     return _utf8(buf, pos, end), end
 
 
+def read_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
+    """A classic string that must not be null."""
+    value, pos = read_string(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable string was null", offset=pos - 2)
+    return value, pos
+
+
+def read_compact_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
+    """A compact string that must not be null."""
+    value, end = read_compact_string(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable string was null", offset=pos)
+    return value, end
+
+
 def _utf8(buf: bytes, start: int, end: int) -> str:
     try:
         return str(buf[start:end], "utf-8")
@@ -219,6 +235,20 @@ def read_compact_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
         return None, pos
     end = _check_room(buf, pos, n - 1, "bytes")
     return buf[pos:end], end
+
+
+def read_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
+    value, end = read_bytes(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable bytes were null", offset=pos)
+    return value, end
+
+
+def read_compact_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
+    value, end = read_compact_bytes(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable bytes were null", offset=pos)
+    return value, end
 
 
 def write_bytes(out: bytearray, value: bytes | None) -> None:

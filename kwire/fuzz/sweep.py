@@ -1,0 +1,159 @@
+"""The local sweep: every cell of every chosen message, checked against the static classification.
+
+Per message and ``from`` version the cases are run in chunks (:func:`kwire.fuzz.matrix.run_row`)
+and merged; a Spark job would map the same work units over executors and merge the same way.
+Then each cell is compared with :func:`kwire.fuzz.static.classify`:
+
+* a *contradiction* is an observation the static classification says cannot happen: a lost
+  field outside every losable one, or a refusal that remains once the fields static names as
+  refusing are put where they cannot refuse;
+* every losable or refusing field static names must be *shown* by a directed search.
+
+Failures (codec bugs), contradictions and unshown fields all make the sweep fail.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any
+
+from ..message import GeneratedStruct
+from .directed import demonstrate, neutralize
+from .matrix import convert, load_messages, merge, outcome_of, run_row, strip_unknown_tags
+from .static import StaticCell, classify, explains
+from .values import case_instance
+
+CHUNK = 250  # cases per work unit: small enough for a lively progress bar
+
+Progress = Callable[[int], None]  # called with the number of cases just finished
+
+
+def versions_of(cls: type[GeneratedStruct]) -> list[int]:
+    low, high = cls.VALID_VERSIONS
+    return list(range(low, high + 1))
+
+
+def work_units(messages: Sequence[str], package: str, seed: int, start: int, cases: int,
+               unknown_tags: bool) -> list[tuple]:
+    """(message, from, seed, start, count, package, unknown_tags) ranges covering the sweep."""
+    registry = load_messages(package)
+    units = []
+    for name in messages:
+        for version in versions_of(registry[name]):
+            for offset in range(0, cases, CHUNK):
+                units.append((name, version, seed, start + offset, min(CHUNK, cases - offset), package, unknown_tags))
+    return units
+
+
+def run_unit(unit: tuple) -> list[dict[str, Any]]:
+    """One work unit: a chunk of cases of one row (all ``to`` versions of one ``from``)."""
+    name, version, seed, start, count, package, unknown_tags = unit
+    cls = load_messages(package)[name]
+    return run_row(cls, version, versions_of(cls), seed, start, count, unknown_tags=unknown_tags)
+
+
+def sweep(messages: Sequence[str], *, package: str = "generated", seed: int = 0, start: int = 0,
+          cases: int = 1000, unknown_tags: bool = False, jobs: int = 1,
+          progress: Progress | None = None) -> dict[str, Any]:
+    """Run and check every cell; the JSON-able result is what the reports are made from."""
+    registry = load_messages(package)
+    units = work_units(messages, package, seed, start, cases, unknown_tags)
+    pieces: dict[tuple[str, int, int], list[dict]] = {}
+    for row in _map(run_unit, units, jobs):
+        for cell in row:
+            pieces.setdefault((cell["message"], cell["from"], cell["to"]), []).append(cell)
+        if progress and row:
+            progress(row[0]["count"])
+    result: dict[str, Any] = {"package": package, "seed": seed, "start": start, "cases": cases,
+                              "unknown_tags": unknown_tags, "messages": {}}
+    for name in messages:
+        cls = registry[name]
+        cells = {}
+        for f in versions_of(cls):
+            for t in versions_of(cls):
+                observed = merge(pieces[(name, f, t)])
+                static = classify(cls, f, t, unknown_tags=unknown_tags)
+                cells[f"{f}->{t}"] = check_cell(cls, static, observed)
+        result["messages"][name] = {
+            "versions": list(cls.VALID_VERSIONS),
+            "flexible_from": getattr(cls, "FLEXIBLE_VERSIONS", None),
+            "cells": cells,
+        }
+    result["summary"] = summarize(result)
+    return result
+
+
+def _map(fn, units: list, jobs: int):
+    if jobs <= 1:
+        for unit in units:
+            yield fn(unit)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(fn, units, chunksize=1)
+
+
+def check_cell(cls: type[GeneratedStruct], static: StaticCell, observed: dict[str, Any]) -> dict[str, Any]:
+    """Observed and static side by side, with contradictions and directed demonstrations."""
+    directed = {}
+    for path in static.losable:
+        directed[path] = _demo(cls, static, path, None)
+    for path, reason in static.refusing:
+        directed[path] = _demo(cls, static, path, reason)
+    return {
+        "outcome": outcome_of(observed),
+        "observed": observed,
+        "static": static.to_dict(),
+        "contradictions": contradictions(cls, static, observed),
+        "directed": directed,
+    }
+
+
+def _demo(cls: type[GeneratedStruct], static: StaticCell, path: str, reason: str | None) -> dict[str, Any]:
+    shown = demonstrate(cls, static.from_version, static.to_version, path, reason)
+    return {"shown": shown.shown, "detail": shown.detail}
+
+
+def contradictions(cls: type[GeneratedStruct], static: StaticCell, observed: dict[str, Any]) -> list[str]:
+    found = []
+    for path in observed["lost_fields"]:
+        if not any(explains(s, path) for s in static.losable):
+            found.append(f"{path} was lost but static does not list it as losable")
+    if observed["refused"] and not static.refusing:
+        found.append(f"{observed['refused']} cases were refused but static says {static.outcome}")
+    elif observed["refused"]:
+        for index in observed["examples"]["refused"]:
+            obj = case_instance(cls, static.from_version, observed["seed"], index)
+            if not observed["unknown_tags"]:
+                strip_unknown_tags(obj)
+            for path, reason in static.refusing:
+                neutralize(obj, path, reason, static.from_version)
+            outcome, details = convert(cls, obj, static.to_version)
+            if outcome == "refused":
+                found.append(f"case {index} is still refused with the static refusing fields neutralized: "
+                             f"{details[0]}")
+    return found
+
+
+def summarize(result: dict[str, Any]) -> dict[str, Any]:
+    """Counts over the whole sweep, and whether it passed."""
+    failures = contradictions_n = unshown = cells_n = 0
+    for message in result["messages"].values():
+        for cell in message["cells"].values():
+            cells_n += 1
+            failures += cell["observed"]["failed"]
+            contradictions_n += len(cell["contradictions"])
+            unshown += sum(1 for d in cell["directed"].values() if not d["shown"])
+    return {"cells": cells_n, "failed_cases": failures, "contradictions": contradictions_n,
+            "unshown_fields": unshown, "passed": not (failures or contradictions_n or unshown)}
+
+
+def failing_cases(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every kept failing case with what reproduces it."""
+    out = []
+    for name, message in result["messages"].items():
+        for key, cell in message["cells"].items():
+            for failure in cell["observed"]["failures"]:
+                out.append({"message": name, "cell": key, "from": cell["observed"]["from"],
+                            "to": cell["observed"]["to"], "seed": result["seed"], **failure})
+    return out
+

@@ -1,0 +1,252 @@
+"""Iterating back-to-back batches: a buffer, a file, or a ``records`` field of a message.
+
+A ``records`` region (a FetchResponse partition's records, a log segment, a snapshot) is a
+sequence of entries that each start with ``offset int64 | size int32``; the magic byte at
+offset 16 says whether the entry is a magic 2 batch or a legacy magic 0/1 message, and both
+may be mixed. As in Kafka's ``ByteBufferLogInputStream``, an entry that does not fit in the
+bytes left ends the iteration without an error (a broker cuts fetch responses at a byte limit,
+and a crashed log ends mid-batch); the reader records where in :attr:`BatchReader.truncated_at`.
+A size below the smallest legal entry is corruption and raises.
+
+Nothing here reads past the region it was given, and no entry is copied: batches keep a
+reference to the caller's buffer.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterator
+
+from kwire.errors import CorruptRecordError, DecodeError
+from kwire.records.batch import MAGIC, RecordBatch, check_region, decode_batch
+from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
+from kwire.records.legacy import MESSAGE_OVERHEAD_V0, LegacyBatch, decode_legacy_message
+from kwire.records.record import Record
+
+LOG_OVERHEAD = 12
+_MAGIC_OFFSET = 16
+_SIZE = struct.Struct(">i")
+_FILE_CHUNK = 1024 * 1024
+
+Batch = RecordBatch | LegacyBatch
+
+
+def read_entry(
+    buf,
+    pos: int = 0,
+    end: int | None = None,
+    *,
+    verify_crc: bool = True,
+    max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+) -> Batch:
+    """Decode the batch or legacy message at ``buf[pos]``, whichever its magic byte says."""
+    limit = check_region(buf, pos, end)
+    if limit - pos <= _MAGIC_OFFSET:
+        raise DecodeError(f"entry header is truncated ({limit - pos} bytes left)", offset=pos)
+    magic = buf[pos + _MAGIC_OFFSET]
+    if magic == MAGIC:
+        return decode_batch(
+            buf, pos, limit, verify_crc=verify_crc, max_decompressed_size=max_decompressed_size
+        )
+    if magic in (0, 1):
+        return decode_legacy_message(
+            buf, pos, limit, verify_crc=verify_crc, max_decompressed_size=max_decompressed_size
+        )
+    raise CorruptRecordError(f"unknown record format magic {magic}", offset=pos)
+
+
+def _entry_size(buf, pos: int) -> int:
+    (size,) = _SIZE.unpack_from(buf, pos + 8)
+    if size < MESSAGE_OVERHEAD_V0:
+        raise CorruptRecordError(
+            f"entry size {size} is below the minimum of {MESSAGE_OVERHEAD_V0}", offset=pos
+        )
+    return size
+
+
+class BatchReader:
+    """Iterate the batches in ``buf[start:end]``; see the module docstring for truncation.
+
+    After iteration, :attr:`truncated_at` is the position of an incomplete last entry (or None)
+    and :attr:`position` the end of the last complete one.
+    """
+
+    def __init__(
+        self,
+        buf,
+        start: int = 0,
+        end: int | None = None,
+        *,
+        verify_crc: bool = True,
+        max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    ) -> None:
+        self._buf = buf
+        self.start = start
+        self.end = check_region(buf, start, end)
+        self.verify_crc = verify_crc
+        self.max_decompressed_size = max_decompressed_size
+        self.position = start
+        self.truncated_at: int | None = None
+
+    @property
+    def truncated_bytes(self) -> int:
+        return 0 if self.truncated_at is None else self.end - self.truncated_at
+
+    def __iter__(self) -> Iterator[Batch]:
+        buf, end = self._buf, self.end
+        pos = self.position = self.start
+        self.truncated_at = None
+        while pos < end:
+            left = end - pos
+            if left < LOG_OVERHEAD:
+                self.truncated_at = pos
+                return
+            size = _entry_size(buf, pos)
+            if left < LOG_OVERHEAD + size:
+                self.truncated_at = pos
+                return
+            entry_end = pos + LOG_OVERHEAD + size
+            yield read_entry(
+                buf,
+                pos,
+                entry_end,
+                verify_crc=self.verify_crc,
+                max_decompressed_size=self.max_decompressed_size,
+            )
+            pos = self.position = entry_end
+
+    def records(self) -> Iterator[Record]:
+        """Every record of every complete batch, in order."""
+        for batch in self:
+            yield from batch.records
+
+
+def iter_batches(buf, start: int = 0, end: int | None = None, **options) -> BatchReader:
+    """Shorthand for :class:`BatchReader` (iterate it; inspect ``truncated_at`` afterwards)."""
+    return BatchReader(buf, start, end, **options)
+
+
+class FileBatchReader:
+    """Iterate the batches of a log segment or snapshot file, one entry in memory at a time.
+
+    ``source`` is a path or a binary file object positioned at the first entry. Reads are
+    chunked, so a corrupt size field cannot make the reader allocate more than the file holds.
+    :attr:`truncated_at` is the file position of an incomplete last entry (or None).
+    Batches from this reader have ``position`` 0: each lives in its own buffer.
+    """
+
+    def __init__(
+        self,
+        source,
+        *,
+        verify_crc: bool = True,
+        max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE,
+    ) -> None:
+        self.source = source
+        self.verify_crc = verify_crc
+        self.max_decompressed_size = max_decompressed_size
+        self.truncated_at: int | None = None
+        self.position = 0
+
+    def __iter__(self) -> Iterator[Batch]:
+        if isinstance(self.source, (str, os.PathLike)):
+            with open(self.source, "rb") as file:
+                yield from self._read(file)
+        else:
+            yield from self._read(self.source)
+
+    def _read(self, file) -> Iterator[Batch]:
+        pos = self.position = file.tell() if file.seekable() else 0
+        self.truncated_at = None
+        while True:
+            entry = _read_up_to(file, LOG_OVERHEAD)
+            if not entry:
+                return
+            if len(entry) < LOG_OVERHEAD:
+                self.truncated_at = pos
+                return
+            try:
+                size = _entry_size(entry, 0)
+            except DecodeError as err:
+                raise _shifted(err, pos) from None
+            entry += _read_up_to(file, size)
+            if len(entry) < LOG_OVERHEAD + size:
+                self.truncated_at = pos
+                return
+            try:
+                batch = read_entry(
+                    entry,
+                    0,
+                    verify_crc=self.verify_crc,
+                    max_decompressed_size=self.max_decompressed_size,
+                )
+            except DecodeError as err:
+                raise _shifted(err, pos) from None
+            yield batch
+            pos = self.position = pos + len(entry)
+
+    def records(self) -> Iterator[Record]:
+        for batch in self:
+            yield from batch.records
+
+
+def _read_up_to(file, size: int) -> bytes:
+    parts = []
+    while size > 0:
+        chunk = file.read(min(size, _FILE_CHUNK))
+        if not chunk:
+            break
+        parts.append(chunk)
+        size -= len(chunk)
+    return b"".join(parts)
+
+
+def _shifted(err: DecodeError, base: int) -> DecodeError:
+    """The same error with its offset moved from the entry's buffer to the file."""
+    offset = None if err.offset is None else base + err.offset
+    return type(err)(err.reason, path=err.path, offset=offset)
+
+
+class RecordsView:
+    """Lazy access to the bytes of a ``records`` field (FetchResponse, ProduceRequest, ...).
+
+    Holds ``buf[start:end]`` without copying; iterating it yields batches, decoded one at a time
+    when reached. ``bytes(view)`` gives the wire bytes back (for re-encoding).
+    """
+
+    __slots__ = ("_buf", "_start", "_end")
+
+    def __init__(self, buf, start: int = 0, end: int | None = None) -> None:
+        self._buf, self._start, self._end = buf, start, check_region(buf, start, end)
+
+    @property
+    def raw(self) -> memoryview:
+        return memoryview(self._buf)[self._start:self._end]
+
+    def __len__(self) -> int:
+        return self._end - self._start
+
+    def __bytes__(self) -> bytes:
+        return bytes(self.raw)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, RecordsView):
+            return self.raw == other.raw
+        if isinstance(other, (bytes, bytearray, memoryview)):
+            return self.raw == other
+        return NotImplemented
+
+    __hash__ = None
+
+    def batches(self, **options) -> BatchReader:
+        """A reader over the batches (options as :class:`BatchReader`)."""
+        return BatchReader(self._buf, self._start, self._end, **options)
+
+    def __iter__(self) -> Iterator[Batch]:
+        return iter(self.batches())
+
+    def records(self, **options) -> Iterator[Record]:
+        return self.batches(**options).records()
+
+    def __repr__(self) -> str:
+        return f"RecordsView({len(self)} bytes)"
