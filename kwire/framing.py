@@ -237,7 +237,7 @@ def build_request_frame(body: GeneratedStruct, api_version: int, correlation_id:
                         client_id: str | None = "", *,
                         header_tagged_fields: tuple[tuple[int, bytes], ...] = ()) -> bytes:
     """``size | RequestHeader | body`` for a generated request, header version chosen by Kafka's rules."""
-    cls = type(body)
+    cls: Any = type(body)
     if getattr(cls, "MESSAGE_TYPE", None) != "request":
         raise EncodeError(f"{type(body).__name__} is not a request message")
     header = RequestHeader(request_api_key=cls.API_KEY, request_api_version=api_version,
@@ -249,7 +249,7 @@ def build_request_frame(body: GeneratedStruct, api_version: int, correlation_id:
 def build_response_frame(body: GeneratedStruct, api_version: int, correlation_id: int, *,
                          header_tagged_fields: tuple[tuple[int, bytes], ...] = ()) -> bytes:
     """``size | ResponseHeader | body`` for a generated response."""
-    cls = type(body)
+    cls: Any = type(body)
     if getattr(cls, "MESSAGE_TYPE", None) != "response":
         raise EncodeError(f"{type(body).__name__} is not a response message")
     header = ResponseHeader(correlation_id=correlation_id, unknown_tagged_fields=tuple(header_tagged_fields))
@@ -273,7 +273,7 @@ def parse_request_frame(data: bytes | bytearray | memoryview, registry: ApiRegis
                         max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                         allow_trailing_bytes: bool = False) -> RequestFrame:
     """Decode one whole request frame (size prefix included)."""
-    registry = registry or default_registry()
+    registry = registry if registry is not None else default_registry()
     frame = _one_frame(data, max_frame_bytes)
     api_key, api_version, correlation_id = peek_request_key(frame, 4)
     if api_key not in registry:
@@ -290,7 +290,7 @@ def parse_response_frame(data: bytes | bytearray | memoryview, api_key: int, api
                          max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES,
                          allow_trailing_bytes: bool = False) -> ResponseFrame:
     """Decode one whole response frame, given the api key and version of its request."""
-    registry = registry or default_registry()
+    registry = registry if registry is not None else default_registry()
     frame = _one_frame(data, max_frame_bytes)
     cls = registry.response_class(api_key)
     header_version = response_header_version(cls, api_version)
@@ -339,7 +339,7 @@ class Correlator:
 
     def __init__(self, registry: ApiRegistry | None = None, *,
                  max_frame_bytes: int = DEFAULT_MAX_FRAME_BYTES, allow_trailing_bytes: bool = False) -> None:
-        self.registry = registry or default_registry()
+        self.registry = registry if registry is not None else default_registry()
         self.max_frame_bytes = max_frame_bytes
         self.allow_trailing_bytes = allow_trailing_bytes
         self._pending: dict[int, tuple[int, int]] = {}
@@ -361,8 +361,10 @@ class Correlator:
                       client_id: str | None = "") -> bytes:
         """Build a request frame and expect its response."""
         frame = build_request_frame(body, api_version, correlation_id, client_id)
-        if expects_response(type(body).API_KEY, body):
-            self.expect(correlation_id, type(body).API_KEY, api_version)
+        cls: Any = type(body)
+        api_key = cls.API_KEY
+        if expects_response(api_key, body):
+            self.expect(correlation_id, api_key, api_version)
         return frame
 
     def parse_request(self, data: bytes | bytearray | memoryview) -> RequestFrame:
