@@ -19,5 +19,8 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_codec.py --chart benchmarks/codec.png --json benchmarks/codec.json
+
 clean:
 	rm -rf $(VENV) build *.egg-info
