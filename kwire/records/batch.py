@@ -13,9 +13,9 @@ bit 6 delete horizon (``baseTimestamp`` then holds the delete horizon).
 
 :func:`decode_batch` reads the header and checks the CRC without copying the input; the
 records are decoded on first access to :attr:`RecordBatch.records`. Keys and values are
-``bytes``: from a ``bytes`` input they are sliced straight out of it; from a memoryview or
-bytearray the record area is first taken as one ``bytes`` (one memcpy, cheaper than converting
-every field).
+``bytes``: from a ``bytes`` input (or a memoryview of a whole ``bytes`` object) they are sliced
+straight out of it; from a partial memoryview or a bytearray the record area is first taken as
+one ``bytes`` (one memcpy, cheaper than converting every field).
 """
 from __future__ import annotations
 
@@ -180,9 +180,10 @@ class RecordBatch:
         if self.attributes & CODEC_MASK == Codec.NONE:
             if count > (end - start) // _MIN_RECORD_SIZE:
                 raise self._count_error(end - start)
-            if type(buf) is bytes:
+            whole = _whole_bytes(buf)
+            if whole is not None:
                 records = read_records(
-                    buf, start, end, count, self.base_offset, self.base_timestamp
+                    whole, start, end, count, self.base_offset, self.base_timestamp
                 )
             else:
                 data = bytes(memoryview(buf)[start:end])
@@ -225,6 +226,15 @@ class RecordBatch:
             f"control={self.is_control}, transactional={self.is_transactional}, "
             f"bytes={self.size_in_bytes})"
         )
+
+
+def _whole_bytes(buf) -> bytes | None:
+    """``buf`` itself if it is bytes, the bytes under a memoryview spanning all of them, else None."""
+    if type(buf) is bytes:
+        return buf
+    if type(buf) is memoryview and type(buf.obj) is bytes and buf.nbytes == len(buf.obj):
+        return buf.obj
+    return None
 
 
 def check_region(buf, pos: int, end: int | None) -> int:

@@ -4,7 +4,8 @@
 ``MemoryRecordsBuilder`` does: ``baseTimestamp`` is the first record's timestamp (or the delete
 horizon when one is set), ``maxTimestamp`` the largest timestamp (or the log-append time),
 offset deltas count up from 0 unless given, the record area is compressed as one stream, and
-the CRC-32C covers ``attributes`` to the end. An empty batch has both timestamps -1.
+the CRC-32C covers ``attributes`` to the end. An empty batch has both timestamps -1 and, as
+Kafka's ``writeEmptyHeader`` does, no codec.
 """
 from __future__ import annotations
 
@@ -109,7 +110,8 @@ class RecordBatchBuilder:
         return offset_delta
 
     def attributes(self) -> int:
-        attributes = int(self.codec)
+        # Kafka writes empty batches (left by compaction) uncompressed, whatever the codec was.
+        attributes = int(self.codec) if self._encoded else 0
         if self.log_append_time is not None:
             attributes |= TIMESTAMP_TYPE_FLAG
         if self.is_transactional:

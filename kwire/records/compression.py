@@ -81,7 +81,10 @@ def codec_name(attributes: int) -> str:
 
 def compress(codec: Codec | int, data, level: int | None = None) -> bytes:
     """Compress ``data`` the way Kafka's producer does for ``codec`` (``level`` optional)."""
-    codec = Codec(codec)
+    try:
+        codec = Codec(codec)
+    except ValueError:
+        raise EncodeError(f"unknown compression codec {codec!r}", path="codec") from None
     try:
         if codec == Codec.NONE:
             return bytes(data)
@@ -130,7 +133,10 @@ def decompress(
     ``lenient_lz4_header`` skips the LZ4 frame descriptor checksum, which Kafka before 0.10 wrote
     wrongly (Kafka ignores it for magic 0 messages).
     """
-    codec = Codec(codec)
+    try:
+        codec = Codec(codec)
+    except ValueError:
+        raise DecodeError(f"unknown compression codec {codec!r}", offset=offset) from None
     if codec == Codec.NONE:
         if len(data) > max_size:
             raise _over_limit(len(data), max_size, offset)
@@ -252,11 +258,11 @@ def _with_accepted_lz4_header_checksum(data) -> bytes:
     if len(data) < descriptor_end:
         return data
     head = data[:descriptor_end - 1]
-    for checksum in range(256):
+    for checksum in (data[descriptor_end - 1], *range(256)):  # the stored one first
         candidate = head + bytes((checksum,))
         try:
             lz4.frame.LZ4FrameDecompressor().decompress(candidate)
-        except RuntimeError:
+        except (RuntimeError, ValueError):
             continue
         return candidate + data[descriptor_end:]
     return data  # not a checksum problem: let the real decompression report it

@@ -44,7 +44,7 @@ class ControlRecordType(IntEnum):
 
 
 #: Generated message class that decodes each KRaft control record value.
-KRAFT_CONTROL_MESSAGES = {
+KRAFT_CONTROL_MESSAGES: dict[int, str] = {
     ControlRecordType.LEADER_CHANGE: "LeaderChangeMessage",
     ControlRecordType.SNAPSHOT_HEADER: "SnapshotHeaderRecord",
     ControlRecordType.SNAPSHOT_FOOTER: "SnapshotFooterRecord",

@@ -52,6 +52,17 @@ class _Message:
 
     __slots__ = ("offset", "size", "crc", "magic", "attributes", "timestamp", "key", "value", "position", "end")
 
+    offset: int
+    size: int
+    crc: int
+    magic: int
+    attributes: int
+    timestamp: int
+    key: tuple[int, int] | None
+    value: tuple[int, int] | None
+    position: int  # where the entry starts in its buffer
+    end: int  # where it ends
+
 
 def _parse_message(buf, pos: int, limit: int, report_base: int) -> _Message:
     """Parse the entry at ``buf[pos]``; it must fit before ``limit`` (the caller checked 12 bytes)."""

@@ -236,7 +236,7 @@ class RecordsView:
             return self.raw == other
         return NotImplemented
 
-    __hash__ = None
+    __hash__ = None  # type: ignore[assignment]
 
     def batches(self, **options) -> BatchReader:
         """A reader over the batches (options as :class:`BatchReader`)."""

@@ -69,7 +69,7 @@ class Record:
             return NotImplemented
         return self._fields() == other._fields()
 
-    __hash__ = None  # mutable value type
+    __hash__ = None  # type: ignore[assignment]  # a mutable value type
 
     def __repr__(self) -> str:
         return (

@@ -182,7 +182,7 @@ def _read_headers(data: bytes, pos: int, end: int, count: int, report_base: int,
     # Each header needs at least two bytes, which bounds a hostile count before the loop.
     if count < 0 or count * 2 > end - pos:
         raise DecodeError(f"header count {count} does not fit the record", offset=report_base + count_pos)
-    headers = []
+    headers: list[tuple[str, bytes | None]] = []
     for _ in range(count):
         size, pos = read_zigzag(data, pos, 5)
         if size < 0:
