@@ -11,6 +11,7 @@ from uuid import UUID
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+from kwire.records.reader import RecordsView
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
@@ -226,7 +227,7 @@ class PartitionData(GeneratedStruct):
     snapshot_id: SnapshotId
     aborted_transactions: list[AbortedTransaction] | None
     preferred_read_replica: int
-    records: bytes | None
+    records: RecordsView | bytes | None
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -242,7 +243,7 @@ class PartitionData(GeneratedStruct):
         snapshot_id: SnapshotId | None = None,
         aborted_transactions: list[AbortedTransaction] | None = None,
         preferred_read_replica: int = -1,
-        records: bytes | None = None,
+        records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.partition_index = partition_index
@@ -730,7 +731,12 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                     aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
-        o.records, pos = _w.read_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, False)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -761,7 +767,7 @@ def _write_PartitionData_v4(o: PartitionData, out: bytearray) -> None:
             for aborted_transactions_item in aborted_transactions_items:
                 _write_AbortedTransaction_v4_11(aborted_transactions_item, out)
         _f = "records"
-        _w.write_bytes(out, o.records)
+        _w.write_records(out, o.records, False)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -816,7 +822,12 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
                     aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
-        o.records, pos = _w.read_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, False)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -847,7 +858,7 @@ def _write_PartitionData_v5_10(o: PartitionData, out: bytearray) -> None:
             for aborted_transactions_item in aborted_transactions_items:
                 _write_AbortedTransaction_v4_11(aborted_transactions_item, out)
         _f = "records"
-        _w.write_bytes(out, o.records)
+        _w.write_records(out, o.records, False)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -904,7 +915,12 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
         pos += 4
         _f = "records"
-        o.records, pos = _w.read_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, False)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -935,7 +951,7 @@ def _write_PartitionData_v11(o: PartitionData, out: bytearray) -> None:
         _f = "preferred_read_replica"
         out += _pack_i(o.preferred_read_replica)
         _f = "records"
-        _w.write_bytes(out, o.records)
+        _w.write_records(out, o.records, False)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -992,7 +1008,12 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
         pos += 4
         _f = "records"
-        o.records, pos = _w.read_compact_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, True)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1046,7 +1067,7 @@ def _write_PartitionData_v12_18(o: PartitionData, out: bytearray) -> None:
         _f = "preferred_read_replica"
         out += _pack_i(o.preferred_read_replica)
         _f = "records"
-        _w.write_compact_bytes(out, o.records)
+        _w.write_records(out, o.records, True)
         _f = "(tagged fields)"
         tagged: list[tuple[int, bytes | bytearray]] = []
         if o.diverging_epoch != EpochEndOffset():

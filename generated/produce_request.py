@@ -11,6 +11,7 @@ from uuid import UUID
 from kwire import wire as _w
 from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+from kwire.records.reader import RecordsView
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
@@ -29,14 +30,14 @@ class PartitionProduceData(GeneratedStruct):
     VALID_VERSIONS = (3, 13)
 
     index: int
-    records: bytes | None
+    records: RecordsView | bytes | None
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
         self,
         *,
         index: int = 0,
-        records: bytes | None = None,
+        records: RecordsView | bytes | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.index = index
@@ -179,7 +180,12 @@ def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProd
         (o.index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "records"
-        o.records, pos = _w.read_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, False)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -194,7 +200,7 @@ def _write_PartitionProduceData_v3_8(o: PartitionProduceData, out: bytearray) ->
         _f = "index"
         out += _pack_i(o.index)
         _f = "records"
-        _w.write_bytes(out, o.records)
+        _w.write_records(out, o.records, False)
     except _w.ENCODE_FAILURES as e:
         raise _w.encode_failure(e, _f) from None
 
@@ -216,7 +222,12 @@ def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionPro
         (o.index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "records"
-        o.records, pos = _w.read_compact_bytes(buf, pos)
+        records_n, pos = _w.read_length(buf, pos, True)
+        if records_n < 0:
+            o.records = None
+        else:  # a lazy view of the batches, over the input buffer: no copy
+            o.records = RecordsView(buf, pos, pos + records_n)
+            pos += records_n
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -240,7 +251,7 @@ def _write_PartitionProduceData_v9_13(o: PartitionProduceData, out: bytearray) -
         _f = "index"
         out += _pack_i(o.index)
         _f = "records"
-        _w.write_compact_bytes(out, o.records)
+        _w.write_records(out, o.records, True)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)

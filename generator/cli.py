@@ -15,6 +15,7 @@ COMMANDS = {
     "validate": "generator.commands.validate",
     "generate": "generator.commands.generate",
     "check-compat": "generator.commands.check_compat",
+    "fuzz": "generator.commands.fuzz",
 }
 
 

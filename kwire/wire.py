@@ -251,6 +251,35 @@ def read_compact_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
     return value, end
 
 
+def read_length(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
+    """The length of a bytes/records value (-1 for null), checked against the bytes left."""
+    if compact:
+        n, pos = read_uvarint(buf, pos)
+        n -= 1
+    else:
+        if pos + 4 > len(buf):
+            raise DecodeError("truncated bytes length", offset=pos)
+        (n,) = unpack_int32(buf, pos)
+        pos += 4
+        if n < 0:
+            n = -1
+    if n > len(buf) - pos:
+        raise DecodeError(f"records of length {n} run past the end of the buffer "
+                          f"({len(buf) - pos} bytes left)", offset=pos)
+    return n, pos
+
+
+def write_records(out: bytearray, value: object, compact: bool) -> None:
+    """Write a records field given as bytes, a RecordsView (its ``raw`` memoryview), or None."""
+    if value is None:
+        out += b"\x00" if compact else b"\xff\xff\xff\xff"
+        return
+    data = getattr(value, "raw", value)
+    n = len(data)  # type: ignore[arg-type]
+    out += uvarint(n + 1) if compact else pack_int32(n)
+    out += data  # type: ignore[operator]
+
+
 def write_bytes(out: bytearray, value: bytes | None) -> None:
     if value is None:
         out += b"\xff\xff\xff\xff"

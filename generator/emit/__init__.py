@@ -120,6 +120,7 @@ def render_message(message: Message, source: str | None = None) -> str:
         structs=structs,
         fixed_names=fixed,
         row_names=rows,
+        has_records=any(f.type.name == "records" for f in fields),
         code_names=codes,
         small_array=SMALL_ARRAY,
         uuid_names=uuid_names,

@@ -269,6 +269,6 @@ def python_type(f: Field, nullable: bool) -> str:
 def _py_scalar(name: str) -> str:
     return {
         "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
-        "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "bytes",
+        "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "RecordsView | bytes",
         "uuid": "UUID",
     }.get(name, name)
