@@ -781,7 +781,7 @@ def _size_PartitionData_v4(o: PartitionData) -> int:
         size += _w.count_size(len(aborted_transactions_items), False)
         for aborted_transactions_item in aborted_transactions_items:
             size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.bytes_size(o.records)
+    size += _w.records_size(o.records, False)
     return size
 
 
@@ -872,7 +872,7 @@ def _size_PartitionData_v5_10(o: PartitionData) -> int:
         size += _w.count_size(len(aborted_transactions_items), False)
         for aborted_transactions_item in aborted_transactions_items:
             size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.bytes_size(o.records)
+    size += _w.records_size(o.records, False)
     return size
 
 
@@ -965,7 +965,7 @@ def _size_PartitionData_v11(o: PartitionData) -> int:
         size += _w.count_size(len(aborted_transactions_items), False)
         for aborted_transactions_item in aborted_transactions_items:
             size += _size_AbortedTransaction_v4_11(aborted_transactions_item)
-    size += _w.bytes_size(o.records)
+    size += _w.records_size(o.records, False)
     return size
 
 
@@ -1108,7 +1108,7 @@ def _size_PartitionData_v12_18(o: PartitionData) -> int:
         size += _w.count_size(len(aborted_transactions_items), True)
         for aborted_transactions_item in aborted_transactions_items:
             size += _size_AbortedTransaction_v12_18(aborted_transactions_item)
-    size += _w.compact_bytes_size(o.records)
+    size += _w.records_size(o.records, True)
     count = len(o.unknown_tagged_fields)
     if o.diverging_epoch != EpochEndOffset():
         s = 0

@@ -207,7 +207,7 @@ def _write_PartitionProduceData_v3_8(o: PartitionProduceData, out: bytearray) ->
 
 def _size_PartitionProduceData_v3_8(o: PartitionProduceData) -> int:
     size = 4
-    size += _w.bytes_size(o.records)
+    size += _w.records_size(o.records, False)
     return size
 
 
@@ -263,7 +263,7 @@ def _write_PartitionProduceData_v9_13(o: PartitionProduceData, out: bytearray) -
 
 def _size_PartitionProduceData_v9_13(o: PartitionProduceData) -> int:
     size = 4
-    size += _w.compact_bytes_size(o.records)
+    size += _w.records_size(o.records, True)
     count = len(o.unknown_tagged_fields)
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)

@@ -9,7 +9,7 @@ with the offset. Writers append to a ``bytearray``.
 from __future__ import annotations
 
 import struct
-from collections.abc import Sequence
+from collections.abc import Sequence, Sized
 from uuid import UUID, SafeUUID
 
 from .errors import DecodeError, EncodeError
@@ -277,7 +277,13 @@ def write_records(out: bytearray, value: object, compact: bool) -> None:
     data = getattr(value, "raw", value)
     n = len(data)  # type: ignore[arg-type]
     out += uvarint(n + 1) if compact else pack_int32(n)
-    out += data  # type: ignore[operator]
+    out += data  # type: ignore[arg-type]
+
+
+def records_size(value: Sized | None, compact: bool) -> int:
+    if value is None:
+        return 1 if compact else 4
+    return (uvarint_size(len(value) + 1) if compact else 4) + len(value)
 
 
 def write_bytes(out: bytearray, value: bytes | None) -> None:
