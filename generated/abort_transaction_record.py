@@ -76,10 +76,10 @@ def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransact
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "reason"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.reason = buf[pos + 1:end].decode()
-                        pos = end
+                    reason_end = pos + buf[pos]
+                    if pos < reason_end < pos + 0x80 and reason_end <= len(buf):  # the usual case: a short string
+                        o.reason = buf[pos + 1:reason_end].decode()
+                        pos = reason_end
                     else:
                         o.reason, pos = _w.read_compact_string(buf, pos)
                     if pos != end:

@@ -110,27 +110,27 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         (o.resource_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "resource_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.resource_name = buf[pos + 1:end].decode()
-            pos = end
+        resource_name_end = pos + buf[pos]
+        if pos < resource_name_end < pos + 0x80 and resource_name_end <= len(buf):  # the usual case: a short string
+            o.resource_name = buf[pos + 1:resource_name_end].decode()
+            pos = resource_name_end
         else:
             o.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "pattern_type"
         (o.pattern_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "principal"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.principal = buf[pos + 1:end].decode()
-            pos = end
+        principal_end = pos + buf[pos]
+        if pos < principal_end < pos + 0x80 and principal_end <= len(buf):  # the usual case: a short string
+            o.principal = buf[pos + 1:principal_end].decode()
+            pos = principal_end
         else:
             o.principal, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "operation, permission_type"

@@ -100,17 +100,17 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
     _i = 0
     try:
         _f = "client_software_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.client_software_name = buf[pos + 1:end].decode()
-            pos = end
+        client_software_name_end = pos + buf[pos]
+        if pos < client_software_name_end < pos + 0x80 and client_software_name_end <= len(buf):  # the usual case: a short string
+            o.client_software_name = buf[pos + 1:client_software_name_end].decode()
+            pos = client_software_name_end
         else:
             o.client_software_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_software_version"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.client_software_version = buf[pos + 1:end].decode()
-            pos = end
+        client_software_version_end = pos + buf[pos]
+        if pos < client_software_version_end < pos + 0x80 and client_software_version_end <= len(buf):  # the usual case: a short string
+            o.client_software_version = buf[pos + 1:client_software_version_end].decode()
+            pos = client_software_version_end
         else:
             o.client_software_version, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"

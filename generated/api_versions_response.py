@@ -335,10 +335,10 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_version, max_version"
@@ -402,10 +402,10 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, min_version_level"
@@ -484,15 +484,15 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
             api_keys_items: list[ApiVersion] = KeyedList()
             api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + api_keys_n * 6
-            api_keys_rows = buf[pos:end]
+            api_keys_end = pos + api_keys_n * 6
+            api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _iter_hhh(api_keys_rows):
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_append(api_keys_item)
-                pos = end
+                pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
@@ -557,15 +557,15 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_items: list[ApiVersion] = KeyedList()
             api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + api_keys_n * 6
-            api_keys_rows = buf[pos:end]
+            api_keys_end = pos + api_keys_n * 6
+            api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _iter_hhh(api_keys_rows):
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_append(api_keys_item)
-                pos = end
+                pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
@@ -635,15 +635,15 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_items: list[ApiVersion] = KeyedList()
             api_keys_append = api_keys_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + api_keys_n * 7
-            api_keys_rows = buf[pos:end]
+            api_keys_end = pos + api_keys_n * 7
+            api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
                 for api_keys_row in _iter_hhhB(api_keys_rows):
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_append(api_keys_item)
-                pos = end
+                pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)

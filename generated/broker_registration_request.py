@@ -222,17 +222,17 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, security_protocol"
@@ -306,10 +306,10 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_supported_version, max_supported_version"
@@ -380,10 +380,10 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
@@ -411,10 +411,10 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -529,10 +529,10 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
@@ -560,10 +560,10 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
@@ -680,10 +680,10 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
@@ -711,10 +711,10 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
@@ -858,10 +858,10 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
@@ -889,10 +889,10 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"
@@ -1041,10 +1041,10 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "incarnation_id"
@@ -1072,10 +1072,10 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "is_migrating_zk_broker"

@@ -65,10 +65,10 @@ def _read_ClearElrRecord_v0(buf: bytes, pos: int) -> tuple[ClearElrRecord, int]:
     _i = 0
     try:
         _f = "topic_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic_name = buf[pos + 1:end].decode()
-            pos = end
+        topic_name_end = pos + buf[pos]
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+            o.topic_name = buf[pos + 1:topic_name_end].decode()
+            pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"

@@ -125,17 +125,17 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
     _i = 0
     try:
         _f = "entity_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.entity_type = buf[pos + 1:end].decode()
-            pos = end
+        entity_type_end = pos + buf[pos]
+        if pos < entity_type_end < pos + 0x80 and entity_type_end <= len(buf):  # the usual case: a short string
+            o.entity_type = buf[pos + 1:entity_type_end].decode()
+            pos = entity_type_end
         else:
             o.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "entity_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.entity_name = buf[pos + 1:end].decode()
-            pos = end
+        entity_name_end = pos + buf[pos]
+        if pos < entity_name_end < pos + 0x80 and entity_name_end <= len(buf):  # the usual case: a short string
+            o.entity_name = buf[pos + 1:entity_name_end].decode()
+            pos = entity_name_end
         else:
             o.entity_name, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -208,10 +208,10 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
                 entity_append(entity_item)
             o.entity = entity_items
         _f = "key"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.key = buf[pos + 1:end].decode()
-            pos = end
+        key_end = pos + buf[pos]
+        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+            o.key = buf[pos + 1:key_end].decode()
+            pos = key_end
         else:
             o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value, remove"

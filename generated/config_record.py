@@ -85,24 +85,24 @@ def _read_ConfigRecord_v0(buf: bytes, pos: int) -> tuple[ConfigRecord, int]:
         (o.resource_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "resource_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.resource_name = buf[pos + 1:end].decode()
-            pos = end
+        resource_name_end = pos + buf[pos]
+        if pos < resource_name_end < pos + 0x80 and resource_name_end <= len(buf):  # the usual case: a short string
+            o.resource_name = buf[pos + 1:resource_name_end].decode()
+            pos = resource_name_end
         else:
             o.resource_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.value = buf[pos + 1:end].decode()
-            pos = end
+        value_end = pos + buf[pos]
+        if pos < value_end < pos + 0x80 and value_end <= len(buf):  # the usual case: a short string
+            o.value = buf[pos + 1:value_end].decode()
+            pos = value_end
         else:
             o.value, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"

@@ -282,10 +282,10 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         pos += 4
         _f = "broker_ids"
         broker_ids_n = buf[pos] - 1
-        end = pos + 1 + broker_ids_n * 4
-        if 0 <= broker_ids_n < 32 and end <= len(buf):  # the usual case: a short array
+        broker_ids_end = pos + 1 + broker_ids_n * 4
+        if 0 <= broker_ids_n < 32 and broker_ids_end <= len(buf):  # the usual case: a short array
             o.broker_ids = list(_unpack_array_i[broker_ids_n](buf, pos + 1))
-            pos = end
+            pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
             if broker_ids_n < 0:
@@ -395,17 +395,17 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.value = buf[pos + 1:end].decode()
-            pos = end
+        value_end = pos + buf[pos]
+        if pos < value_end < pos + 0x80 and value_end <= len(buf):  # the usual case: a short string
+            o.value = buf[pos + 1:value_end].decode()
+            pos = value_end
         else:
             o.value, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -558,10 +558,10 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "num_partitions, replication_factor"

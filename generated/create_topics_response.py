@@ -210,17 +210,17 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.value = buf[pos + 1:end].decode()
-            pos = end
+        value_end = pos + buf[pos]
+        if pos < value_end < pos + 0x80 and value_end <= len(buf):  # the usual case: a short string
+            o.value = buf[pos + 1:value_end].decode()
+            pos = value_end
         else:
             o.value, pos = _w.read_compact_string(buf, pos)
         _f = "read_only, config_source, is_sensitive"
@@ -338,20 +338,20 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "num_partitions, replication_factor"
@@ -469,10 +469,10 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topic_id"
@@ -481,10 +481,10 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "num_partitions, replication_factor"

@@ -97,17 +97,17 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
     _i = 0
     try:
         _f = "owner"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.owner = buf[pos + 1:end].decode()
-            pos = end
+        owner_end = pos + buf[pos]
+        if pos < owner_end < pos + 0x80 and owner_end <= len(buf):  # the usual case: a short string
+            o.owner = buf[pos + 1:owner_end].decode()
+            pos = owner_end
         else:
             o.owner, pos = _w.read_compact_string_nn(buf, pos)
         _f = "requester"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.requester = buf[pos + 1:end].decode()
-            pos = end
+        requester_end = pos + buf[pos]
+        if pos < requester_end < pos + 0x80 and requester_end <= len(buf):  # the usual case: a short string
+            o.requester = buf[pos + 1:requester_end].decode()
+            pos = requester_end
         else:
             o.requester, pos = _w.read_compact_string_nn(buf, pos)
         _f = "renewers"
@@ -124,10 +124,10 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
         o.issue_timestamp, o.max_timestamp, o.expiration_timestamp = _unpack_qqq(buf, pos)
         pos += 24
         _f = "token_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.token_id = buf[pos + 1:end].decode()
-            pos = end
+        token_id_end = pos + buf[pos]
+        if pos < token_id_end < pos + 0x80 and token_id_end <= len(buf):  # the usual case: a short string
+            o.token_id = buf[pos + 1:token_id_end].decode()
+            pos = token_id_end
         else:
             o.token_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"

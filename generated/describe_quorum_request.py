@@ -199,10 +199,10 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic_name = buf[pos + 1:end].decode()
-            pos = end
+        topic_name_end = pos + buf[pos]
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+            o.topic_name = buf[pos + 1:topic_name_end].decode()
+            pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -213,15 +213,15 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_items: list[PartitionData] = []
             partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + partitions_n * 5
-            partitions_rows = buf[pos:end]
+            partitions_end = pos + partitions_n * 5
+            partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 5 and not any(partitions_rows[4::5]):
                 for partitions_row in _iter_iB(partitions_rows):
                     partitions_item = PartitionData.__new__(PartitionData)
                     partitions_item.partition_index, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_append(partitions_item)
-                pos = end
+                pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_PartitionData_v0_2(buf, pos)

@@ -757,10 +757,10 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.partition_index, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "leader_id, leader_epoch, high_watermark"
@@ -879,10 +879,10 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic_name = buf[pos + 1:end].decode()
-            pos = end
+        topic_name_end = pos + buf[pos]
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+            o.topic_name = buf[pos + 1:topic_name_end].decode()
+            pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -971,10 +971,10 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic_name = buf[pos + 1:end].decode()
-            pos = end
+        topic_name_end = pos + buf[pos]
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+            o.topic_name = buf[pos + 1:topic_name_end].decode()
+            pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -1063,10 +1063,10 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     _i = 0
     try:
         _f = "topic_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic_name = buf[pos + 1:end].decode()
-            pos = end
+        topic_name_end = pos + buf[pos]
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+            o.topic_name = buf[pos + 1:topic_name_end].decode()
+            pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -1155,17 +1155,17 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
@@ -1490,10 +1490,10 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"

@@ -907,10 +907,10 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     _i = 0
     try:
         _f = "topic"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic = buf[pos + 1:end].decode()
-            pos = end
+        topic_end = pos + buf[pos]
+        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+            o.topic = buf[pos + 1:topic_end].decode()
+            pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -1297,18 +1297,18 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
     _i = 0
     try:
         _f = "topic"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic = buf[pos + 1:end].decode()
-            pos = end
+        topic_end = pos + buf[pos]
+        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+            o.topic = buf[pos + 1:topic_end].decode()
+            pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions"
         partitions_n = buf[pos] - 1
-        end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and end <= len(buf):  # the usual case: a short array
+        partitions_end = pos + 1 + partitions_n * 4
+        if 0 <= partitions_n < 32 and partitions_end <= len(buf):  # the usual case: a short array
             o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
-            pos = end
+            pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
@@ -1391,10 +1391,10 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions"
         partitions_n = buf[pos] - 1
-        end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and end <= len(buf):  # the usual case: a short array
+        partitions_end = pos + 1 + partitions_n * 4
+        if 0 <= partitions_n < 32 and partitions_end <= len(buf):  # the usual case: a short array
             o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
-            pos = end
+            pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
             if partitions_n < 0:
@@ -1902,10 +1902,10 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack_id = buf[pos + 1:end].decode()
-            pos = end
+        rack_id_end = pos + buf[pos]
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+            o.rack_id = buf[pos + 1:rack_id_end].decode()
+            pos = rack_id_end
         else:
             o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -1919,10 +1919,10 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.cluster_id = buf[pos + 1:end].decode()
-                        pos = end
+                    cluster_id_end = pos + buf[pos]
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                        o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                        pos = cluster_id_end
                     else:
                         o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
@@ -2055,10 +2055,10 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack_id = buf[pos + 1:end].decode()
-            pos = end
+        rack_id_end = pos + buf[pos]
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+            o.rack_id = buf[pos + 1:rack_id_end].decode()
+            pos = rack_id_end
         else:
             o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -2072,10 +2072,10 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.cluster_id = buf[pos + 1:end].decode()
-                        pos = end
+                    cluster_id_end = pos + buf[pos]
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                        o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                        pos = cluster_id_end
                     else:
                         o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
@@ -2209,10 +2209,10 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack_id = buf[pos + 1:end].decode()
-            pos = end
+        rack_id_end = pos + buf[pos]
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+            o.rack_id = buf[pos + 1:rack_id_end].decode()
+            pos = rack_id_end
         else:
             o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -2226,10 +2226,10 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.cluster_id = buf[pos + 1:end].decode()
-                        pos = end
+                    cluster_id_end = pos + buf[pos]
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                        o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                        pos = cluster_id_end
                     else:
                         o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
@@ -2380,10 +2380,10 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack_id = buf[pos + 1:end].decode()
-            pos = end
+        rack_id_end = pos + buf[pos]
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+            o.rack_id = buf[pos + 1:rack_id_end].decode()
+            pos = rack_id_end
         else:
             o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -2397,10 +2397,10 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.cluster_id = buf[pos + 1:end].decode()
-                        pos = end
+                    cluster_id_end = pos + buf[pos]
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                        o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                        pos = cluster_id_end
                     else:
                         o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:
@@ -2551,10 +2551,10 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack_id = buf[pos + 1:end].decode()
-            pos = end
+        rack_id_end = pos + buf[pos]
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+            o.rack_id = buf[pos + 1:rack_id_end].decode()
+            pos = rack_id_end
         else:
             o.rack_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -2568,10 +2568,10 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
                 tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
-                    end = pos + buf[pos]
-                    if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-                        o.cluster_id = buf[pos + 1:end].decode()
-                        pos = end
+                    cluster_id_end = pos + buf[pos]
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                        o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+                        pos = cluster_id_end
                     else:
                         o.cluster_id, pos = _w.read_compact_string(buf, pos)
                     if pos != end:

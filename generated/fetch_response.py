@@ -716,15 +716,15 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             aborted_transactions_items: list[AbortedTransaction] = []
             aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + aborted_transactions_n * 16
-            aborted_transactions_rows = buf[pos:end]
+            aborted_transactions_end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_append(aborted_transactions_item)
-                pos = end
+                pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
@@ -807,15 +807,15 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
             aborted_transactions_items: list[AbortedTransaction] = []
             aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + aborted_transactions_n * 16
-            aborted_transactions_rows = buf[pos:end]
+            aborted_transactions_end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_append(aborted_transactions_item)
-                pos = end
+                pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
@@ -897,15 +897,15 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             aborted_transactions_items: list[AbortedTransaction] = []
             aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + aborted_transactions_n * 16
-            aborted_transactions_rows = buf[pos:end]
+            aborted_transactions_end = pos + aborted_transactions_n * 16
+            aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 16:
                 for aborted_transactions_row in _iter_qq(aborted_transactions_rows):
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_append(aborted_transactions_item)
-                pos = end
+                pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
@@ -990,15 +990,15 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             aborted_transactions_items: list[AbortedTransaction] = []
             aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + aborted_transactions_n * 17
-            aborted_transactions_rows = buf[pos:end]
+            aborted_transactions_end = pos + aborted_transactions_n * 17
+            aborted_transactions_rows = buf[pos:aborted_transactions_end]
             if len(aborted_transactions_rows) == aborted_transactions_n * 17 and not any(aborted_transactions_rows[16::17]):
                 for aborted_transactions_row in _iter_qqB(aborted_transactions_rows):
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
                     aborted_transactions_append(aborted_transactions_item)
-                pos = end
+                pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
@@ -1323,10 +1323,10 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
     _i = 0
     try:
         _f = "topic"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic = buf[pos + 1:end].decode()
-            pos = end
+        topic_end = pos + buf[pos]
+        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+            o.topic = buf[pos + 1:topic_end].decode()
+            pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -1499,20 +1499,20 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"

@@ -160,10 +160,10 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
     _i = 0
     try:
         _f = "key"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.key = buf[pos + 1:end].decode()
-            pos = end
+        key_end = pos + buf[pos]
+        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+            o.key = buf[pos + 1:key_end].decode()
+            pos = key_end
         else:
             o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "key_type"

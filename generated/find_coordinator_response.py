@@ -164,30 +164,30 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
     _i = 0
     try:
         _f = "key"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.key = buf[pos + 1:end].decode()
-            pos = end
+        key_end = pos + buf[pos]
+        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+            o.key = buf[pos + 1:key_end].decode()
+            pos = key_end
         else:
             o.key, pos = _w.read_compact_string_nn(buf, pos)
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, error_code"
         o.port, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -373,20 +373,20 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"

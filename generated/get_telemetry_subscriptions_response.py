@@ -123,10 +123,10 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         pos += 4
         _f = "accepted_compression_types"
         accepted_compression_types_n = buf[pos] - 1
-        end = pos + 1 + accepted_compression_types_n * 1
-        if 0 <= accepted_compression_types_n < 32 and end <= len(buf):  # the usual case: a short array
+        accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
+        if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= len(buf):  # the usual case: a short array
             o.accepted_compression_types = list(_unpack_array_b[accepted_compression_types_n](buf, pos + 1))
-            pos = end
+            pos = accepted_compression_types_end
         else:
             accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
             if accepted_compression_types_n < 0:

@@ -378,31 +378,31 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     _i = 0
     try:
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "client_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.client_id = buf[pos + 1:end].decode()
-            pos = end
+        client_id_end = pos + buf[pos]
+        if pos < client_id_end < pos + 0x80 and client_id_end <= len(buf):  # the usual case: a short string
+            o.client_id = buf[pos + 1:client_id_end].decode()
+            pos = client_id_end
         else:
             o.client_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.client_host = buf[pos + 1:end].decode()
-            pos = end
+        client_host_end = pos + buf[pos]
+        if pos < client_host_end < pos + 0x80 and client_host_end <= len(buf):  # the usual case: a short string
+            o.client_host = buf[pos + 1:client_host_end].decode()
+            pos = client_host_end
         else:
             o.client_host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "rebalance_timeout, session_timeout"
@@ -815,27 +815,27 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     _i = 0
     try:
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation"
         (o.generation,) = _unpack_i(buf, pos)
         pos += 4
         _f = "protocol"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol = buf[pos + 1:end].decode()
-            pos = end
+        protocol_end = pos + buf[pos]
+        if pos < protocol_end < pos + 0x80 and protocol_end <= len(buf):  # the usual case: a short string
+            o.protocol = buf[pos + 1:protocol_end].decode()
+            pos = protocol_end
         else:
             o.protocol, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.leader = buf[pos + 1:end].decode()
-            pos = end
+        leader_end = pos + buf[pos]
+        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+            o.leader = buf[pos + 1:leader_end].decode()
+            pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string(buf, pos)
         _f = "current_state_timestamp"

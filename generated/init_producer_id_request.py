@@ -149,10 +149,10 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
     _i = 0
     try:
         _f = "transactional_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.transactional_id = buf[pos + 1:end].decode()
-            pos = end
+        transactional_id_end = pos + buf[pos]
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+            o.transactional_id = buf[pos + 1:transactional_id_end].decode()
+            pos = transactional_id_end
         else:
             o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms"
@@ -219,10 +219,10 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
     _i = 0
     try:
         _f = "transactional_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.transactional_id = buf[pos + 1:end].decode()
-            pos = end
+        transactional_id_end = pos + buf[pos]
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+            o.transactional_id = buf[pos + 1:transactional_id_end].decode()
+            pos = transactional_id_end
         else:
             o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms, producer_id, producer_epoch"
@@ -283,10 +283,10 @@ def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerId
     _i = 0
     try:
         _f = "transactional_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.transactional_id = buf[pos + 1:end].decode()
-            pos = end
+        transactional_id_end = pos + buf[pos]
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+            o.transactional_id = buf[pos + 1:transactional_id_end].decode()
+            pos = transactional_id_end
         else:
             o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "transaction_timeout_ms, producer_id, producer_epoch, enable2_pc, keep_prepared_txn"

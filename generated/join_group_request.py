@@ -188,10 +188,10 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "metadata"
@@ -510,34 +510,34 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
@@ -651,34 +651,34 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "session_timeout_ms, rebalance_timeout_ms"
         o.session_timeout_ms, o.rebalance_timeout_ms = _unpack_ii(buf, pos)
         pos += 8
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
@@ -693,10 +693,10 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
                 protocols_append(protocols_item)
             o.protocols = protocols_items
         _f = "reason"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.reason = buf[pos + 1:end].decode()
-            pos = end
+        reason_end = pos + buf[pos]
+        if pos < reason_end < pos + 0x80 and reason_end <= len(buf):  # the usual case: a short string
+            o.reason = buf[pos + 1:reason_end].decode()
+            pos = reason_end
         else:
             o.reason, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"

@@ -247,17 +247,17 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     _i = 0
     try:
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "metadata"
@@ -581,24 +581,24 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_name = buf[pos + 1:end].decode()
-            pos = end
+        protocol_name_end = pos + buf[pos]
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+            o.protocol_name = buf[pos + 1:protocol_name_end].decode()
+            pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "leader"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.leader = buf[pos + 1:end].decode()
-            pos = end
+        leader_end = pos + buf[pos]
+        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+            o.leader = buf[pos + 1:leader_end].decode()
+            pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
@@ -715,31 +715,31 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_name = buf[pos + 1:end].decode()
-            pos = end
+        protocol_name_end = pos + buf[pos]
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+            o.protocol_name = buf[pos + 1:protocol_name_end].decode()
+            pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.leader = buf[pos + 1:end].decode()
-            pos = end
+        leader_end = pos + buf[pos]
+        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+            o.leader = buf[pos + 1:leader_end].decode()
+            pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
@@ -851,34 +851,34 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_name = buf[pos + 1:end].decode()
-            pos = end
+        protocol_name_end = pos + buf[pos]
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+            o.protocol_name = buf[pos + 1:protocol_name_end].decode()
+            pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.leader = buf[pos + 1:end].decode()
-            pos = end
+        leader_end = pos + buf[pos]
+        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+            o.leader = buf[pos + 1:leader_end].decode()
+            pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "skip_assignment"
         (o.skip_assignment,) = _unpack_o(buf, pos)
         pos += 1
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"

@@ -166,10 +166,10 @@ def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"
@@ -230,10 +230,10 @@ def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataReq
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"

@@ -389,20 +389,20 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -723,10 +723,10 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         pos += 14
         _f = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
-        end = pos + 1 + replica_nodes_n * 4
-        if 0 <= replica_nodes_n < 32 and end <= len(buf):  # the usual case: a short array
+        replica_nodes_end = pos + 1 + replica_nodes_n * 4
+        if 0 <= replica_nodes_n < 32 and replica_nodes_end <= len(buf):  # the usual case: a short array
             o.replica_nodes = list(_unpack_array_i[replica_nodes_n](buf, pos + 1))
-            pos = end
+            pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
             if replica_nodes_n < 0:
@@ -735,10 +735,10 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
                 o.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
         _f = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
-        end = pos + 1 + isr_nodes_n * 4
-        if 0 <= isr_nodes_n < 32 and end <= len(buf):  # the usual case: a short array
+        isr_nodes_end = pos + 1 + isr_nodes_n * 4
+        if 0 <= isr_nodes_n < 32 and isr_nodes_end <= len(buf):  # the usual case: a short array
             o.isr_nodes = list(_unpack_array_i[isr_nodes_n](buf, pos + 1))
-            pos = end
+            pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
             if isr_nodes_n < 0:
@@ -747,10 +747,10 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
                 o.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
         _f = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
-        end = pos + 1 + offline_replicas_n * 4
-        if 0 <= offline_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        offline_replicas_end = pos + 1 + offline_replicas_n * 4
+        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= len(buf):  # the usual case: a short array
             o.offline_replicas = list(_unpack_array_i[offline_replicas_n](buf, pos + 1))
-            pos = end
+            pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
             if offline_replicas_n < 0:
@@ -1225,10 +1225,10 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "is_internal"
@@ -1332,10 +1332,10 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topic_id"
@@ -1444,10 +1444,10 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string(buf, pos)
         _f = "topic_id"
@@ -2225,10 +2225,10 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                 brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
@@ -2356,10 +2356,10 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
@@ -2488,10 +2488,10 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
@@ -2617,10 +2617,10 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"
@@ -2745,10 +2745,10 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                 brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string(buf, pos)
         _f = "controller_id"

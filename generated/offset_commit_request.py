@@ -290,10 +290,10 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "committed_metadata"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.committed_metadata = buf[pos + 1:end].decode()
-            pos = end
+        committed_metadata_end = pos + buf[pos]
+        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= len(buf):  # the usual case: a short string
+            o.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+            pos = committed_metadata_end
         else:
             o.committed_metadata, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -472,10 +472,10 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -956,27 +956,27 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
@@ -1081,27 +1081,27 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id_or_member_epoch"
         (o.generation_id_or_member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"

@@ -260,15 +260,15 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_items: list[OffsetCommitResponsePartition] = []
             partitions_append = partitions_items.append
             # Every element is fixed-width: one iter_unpack for all.
-            end = pos + partitions_n * 6
-            partitions_rows = buf[pos:end]
+            partitions_end = pos + partitions_n * 6
+            partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _iter_ih(partitions_rows):
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code,  = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_append(partitions_item)
-                pos = end
+                pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
@@ -323,10 +323,10 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -337,15 +337,15 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_items: list[OffsetCommitResponsePartition] = []
             partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + partitions_n * 7
-            partitions_rows = buf[pos:end]
+            partitions_end = pos + partitions_n * 7
+            partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _iter_ihB(partitions_rows):
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_append(partitions_item)
-                pos = end
+                pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
@@ -436,15 +436,15 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_items: list[OffsetCommitResponsePartition] = []
             partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + partitions_n * 7
-            partitions_rows = buf[pos:end]
+            partitions_end = pos + partitions_n * 7
+            partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _iter_ihB(partitions_rows):
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_append(partitions_item)
-                pos = end
+                pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)

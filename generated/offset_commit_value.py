@@ -231,10 +231,10 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
         o.offset, o.leader_epoch = _unpack_qi(buf, pos)
         pos += 12
         _f = "metadata"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.metadata = buf[pos + 1:end].decode()
-            pos = end
+        metadata_end = pos + buf[pos]
+        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+            o.metadata = buf[pos + 1:metadata_end].decode()
+            pos = metadata_end
         else:
             o.metadata, pos = _w.read_compact_string_nn(buf, pos)
         _f = "commit_timestamp"

@@ -284,18 +284,18 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+        partition_indexes_end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
             o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
-            pos = end
+            pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
             if partition_indexes_n < 0:
@@ -375,18 +375,18 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+        partition_indexes_end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
             o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
-            pos = end
+            pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
             if partition_indexes_n < 0:
@@ -469,10 +469,10 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
-        end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and end <= len(buf):  # the usual case: a short array
+        partition_indexes_end = pos + 1 + partition_indexes_n * 4
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
             o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
-            pos = end
+            pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
             if partition_indexes_n < 0:
@@ -546,10 +546,10 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
@@ -638,17 +638,17 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string(buf, pos)
         _f = "member_epoch"
@@ -745,17 +745,17 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string(buf, pos)
         _f = "member_epoch"
@@ -986,10 +986,10 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
@@ -1083,10 +1083,10 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"

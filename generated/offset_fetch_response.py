@@ -432,10 +432,10 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.metadata = buf[pos + 1:end].decode()
-            pos = end
+        metadata_end = pos + buf[pos]
+        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+            o.metadata = buf[pos + 1:metadata_end].decode()
+            pos = metadata_end
         else:
             o.metadata, pos = _w.read_compact_string(buf, pos)
         _f = "error_code"
@@ -614,10 +614,10 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -709,10 +709,10 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.metadata = buf[pos + 1:end].decode()
-            pos = end
+        metadata_end = pos + buf[pos]
+        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+            o.metadata = buf[pos + 1:metadata_end].decode()
+            pos = metadata_end
         else:
             o.metadata, pos = _w.read_compact_string(buf, pos)
         _f = "error_code"
@@ -772,10 +772,10 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
@@ -945,10 +945,10 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
@@ -1042,10 +1042,10 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"

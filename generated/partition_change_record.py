@@ -147,10 +147,10 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
-                    end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
                         o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-                        pos = end
+                        pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
                         if isr_n < 0:
@@ -168,10 +168,10 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
-                    end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
                         o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
                         if replicas_n < 0:
@@ -183,10 +183,10 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 3:
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
                         o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
                         if removing_replicas_n < 0:
@@ -198,10 +198,10 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 4:
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
                         o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
                         if adding_replicas_n < 0:
@@ -403,10 +403,10 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
-                    end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
                         o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-                        pos = end
+                        pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
                         if isr_n < 0:
@@ -424,10 +424,10 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
-                    end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
                         o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
                         if replicas_n < 0:
@@ -439,10 +439,10 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 3:
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
                         o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
                         if removing_replicas_n < 0:
@@ -454,10 +454,10 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 4:
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
                         o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
                         if adding_replicas_n < 0:
@@ -695,10 +695,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
-                    end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
                         o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-                        pos = end
+                        pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
                         if isr_n < 0:
@@ -716,10 +716,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 2:
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
-                    end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
                         o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
                         if replicas_n < 0:
@@ -731,10 +731,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 3:
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
-                    end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
                         o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
                         if removing_replicas_n < 0:
@@ -746,10 +746,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 4:
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
-                    end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
                         o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
                         if adding_replicas_n < 0:
@@ -767,10 +767,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 6:
                     _f = "eligible_leader_replicas"
                     eligible_leader_replicas_n = buf[pos] - 1
-                    end = pos + 1 + eligible_leader_replicas_n * 4
-                    if 0 <= eligible_leader_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
+                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= len(buf):  # the usual case: a short array
                         o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = eligible_leader_replicas_end
                     else:
                         eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
                         if eligible_leader_replicas_n < 0:
@@ -782,10 +782,10 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                 elif tag == 7:
                     _f = "last_known_elr"
                     last_known_elr_n = buf[pos] - 1
-                    end = pos + 1 + last_known_elr_n * 4
-                    if 0 <= last_known_elr_n < 32 and end <= len(buf):  # the usual case: a short array
+                    last_known_elr_end = pos + 1 + last_known_elr_n * 4
+                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= len(buf):  # the usual case: a short array
                         o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
-                        pos = end
+                        pos = last_known_elr_end
                     else:
                         last_known_elr_n, pos = _w.read_count(buf, pos, True)
                         if last_known_elr_n < 0:

@@ -144,10 +144,10 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
         replicas_n = buf[pos] - 1
-        end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        replicas_end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
             o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-            pos = end
+            pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
             if replicas_n < 0:
@@ -156,10 +156,10 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
         isr_n = buf[pos] - 1
-        end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+        isr_end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
             o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-            pos = end
+            pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
             if isr_n < 0:
@@ -168,10 +168,10 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
             o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-            pos = end
+            pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
             if removing_replicas_n < 0:
@@ -180,10 +180,10 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
             o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-            pos = end
+            pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
             if adding_replicas_n < 0:
@@ -343,10 +343,10 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
         replicas_n = buf[pos] - 1
-        end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        replicas_end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
             o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-            pos = end
+            pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
             if replicas_n < 0:
@@ -355,10 +355,10 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
         isr_n = buf[pos] - 1
-        end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+        isr_end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
             o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-            pos = end
+            pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
             if isr_n < 0:
@@ -367,10 +367,10 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
             o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-            pos = end
+            pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
             if removing_replicas_n < 0:
@@ -379,10 +379,10 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
             o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-            pos = end
+            pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
             if adding_replicas_n < 0:
@@ -568,10 +568,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "replicas"
         replicas_n = buf[pos] - 1
-        end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        replicas_end = pos + 1 + replicas_n * 4
+        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
             o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
-            pos = end
+            pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
             if replicas_n < 0:
@@ -580,10 +580,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
         _f = "isr"
         isr_n = buf[pos] - 1
-        end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and end <= len(buf):  # the usual case: a short array
+        isr_end = pos + 1 + isr_n * 4
+        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
             o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
-            pos = end
+            pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
             if isr_n < 0:
@@ -592,10 +592,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
-        end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        removing_replicas_end = pos + 1 + removing_replicas_n * 4
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
             o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
-            pos = end
+            pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
             if removing_replicas_n < 0:
@@ -604,10 +604,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 o.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
-        end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+        adding_replicas_end = pos + 1 + adding_replicas_n * 4
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
             o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
-            pos = end
+            pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
             if adding_replicas_n < 0:
@@ -645,10 +645,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 elif tag == 1:
                     _f = "eligible_leader_replicas"
                     eligible_leader_replicas_n = buf[pos] - 1
-                    end = pos + 1 + eligible_leader_replicas_n * 4
-                    if 0 <= eligible_leader_replicas_n < 32 and end <= len(buf):  # the usual case: a short array
+                    eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
+                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= len(buf):  # the usual case: a short array
                         o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
-                        pos = end
+                        pos = eligible_leader_replicas_end
                     else:
                         eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
                         if eligible_leader_replicas_n < 0:
@@ -660,10 +660,10 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                 elif tag == 2:
                     _f = "last_known_elr"
                     last_known_elr_n = buf[pos] - 1
-                    end = pos + 1 + last_known_elr_n * 4
-                    if 0 <= last_known_elr_n < 32 and end <= len(buf):  # the usual case: a short array
+                    last_known_elr_end = pos + 1 + last_known_elr_n * 4
+                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= len(buf):  # the usual case: a short array
                         o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
-                        pos = end
+                        pos = last_known_elr_end
                     else:
                         last_known_elr_n, pos = _w.read_count(buf, pos, True)
                         if last_known_elr_n < 0:

@@ -341,10 +341,10 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_data[]"
@@ -577,10 +577,10 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
     _i = 0
     try:
         _f = "transactional_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.transactional_id = buf[pos + 1:end].decode()
-            pos = end
+        transactional_id_end = pos + buf[pos]
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+            o.transactional_id = buf[pos + 1:transactional_id_end].decode()
+            pos = transactional_id_end
         else:
             o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "acks, timeout_ms"
@@ -667,10 +667,10 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
     _i = 0
     try:
         _f = "transactional_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.transactional_id = buf[pos + 1:end].decode()
-            pos = end
+        transactional_id_end = pos + buf[pos]
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+            o.transactional_id = buf[pos + 1:transactional_id_end].decode()
+            pos = transactional_id_end
         else:
             o.transactional_id, pos = _w.read_compact_string(buf, pos)
         _f = "acks, timeout_ms"

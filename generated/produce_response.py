@@ -384,10 +384,10 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
         (o.batch_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "batch_index_error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.batch_index_error_message = buf[pos + 1:end].decode()
-            pos = end
+        batch_index_error_message_end = pos + buf[pos]
+        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= len(buf):  # the usual case: a short string
+            o.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+            pos = batch_index_error_message_end
         else:
             o.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -647,10 +647,10 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
                 record_errors_append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -740,10 +740,10 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
                 record_errors_append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -1019,10 +1019,10 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
@@ -1112,10 +1112,10 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
@@ -1288,20 +1288,20 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port"
         (o.port,) = _unpack_i(buf, pos)
         pos += 4
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"

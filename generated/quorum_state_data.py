@@ -192,10 +192,10 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     _i = 0
     try:
         _f = "cluster_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.cluster_id = buf[pos + 1:end].decode()
-            pos = end
+        cluster_id_end = pos + buf[pos]
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+            o.cluster_id = buf[pos + 1:cluster_id_end].decode()
+            pos = cluster_id_end
         else:
             o.cluster_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "leader_id, leader_epoch, voted_id, applied_offset"
@@ -209,15 +209,15 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             current_voters_items: list[Voter] = []
             current_voters_append = current_voters_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
-            end = pos + current_voters_n * 5
-            current_voters_rows = buf[pos:end]
+            current_voters_end = pos + current_voters_n * 5
+            current_voters_rows = buf[pos:current_voters_end]
             if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
                 for current_voters_row in _iter_iB(current_voters_rows):
                     current_voters_item = Voter.__new__(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
                     current_voters_append(current_voters_item)
-                pos = end
+                pos = current_voters_end
             else:
                 for _i in range(current_voters_n):
                     current_voters_item, pos = _read_Voter_v0(buf, pos)

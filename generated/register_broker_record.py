@@ -226,17 +226,17 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.host = buf[pos + 1:end].decode()
-            pos = end
+        host_end = pos + buf[pos]
+        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+            o.host = buf[pos + 1:host_end].decode()
+            pos = host_end
         else:
             o.host, pos = _w.read_compact_string_nn(buf, pos)
         _f = "port, security_protocol"
@@ -310,10 +310,10 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     _i = 0
     try:
         _f = "name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.name = buf[pos + 1:end].decode()
-            pos = end
+        name_end = pos + buf[pos]
+        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+            o.name = buf[pos + 1:name_end].decode()
+            pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "min_supported_version, max_supported_version"
@@ -410,10 +410,10 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced"
@@ -553,10 +553,10 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"
@@ -693,10 +693,10 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"
@@ -831,10 +831,10 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                 features_append(features_item)
             o.features = features_items
         _f = "rack"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.rack = buf[pos + 1:end].decode()
-            pos = end
+        rack_end = pos + buf[pos]
+        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+            o.rack = buf[pos + 1:rack_end].decode()
+            pos = rack_end
         else:
             o.rack, pos = _w.read_compact_string(buf, pos)
         _f = "fenced, in_controlled_shutdown"

@@ -65,10 +65,10 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
     _i = 0
     try:
         _f = "token_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.token_id = buf[pos + 1:end].decode()
-            pos = end
+        token_id_end = pos + buf[pos]
+        if pos < token_id_end < pos + 0x80 and token_id_end <= len(buf):  # the usual case: a short string
+            o.token_id = buf[pos + 1:token_id_end].decode()
+            pos = token_id_end
         else:
             o.token_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "(tagged fields)"

@@ -181,10 +181,10 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
     _i = 0
     try:
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "assignment"
@@ -408,27 +408,27 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
@@ -532,41 +532,41 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     _i = 0
     try:
         _f = "group_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_id = buf[pos + 1:end].decode()
-            pos = end
+        group_id_end = pos + buf[pos]
+        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+            o.group_id = buf[pos + 1:group_id_end].decode()
+            pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "generation_id"
         (o.generation_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "member_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.member_id = buf[pos + 1:end].decode()
-            pos = end
+        member_id_end = pos + buf[pos]
+        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+            o.member_id = buf[pos + 1:member_id_end].decode()
+            pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.group_instance_id = buf[pos + 1:end].decode()
-            pos = end
+        group_instance_id_end = pos + buf[pos]
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+            o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+            pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_name = buf[pos + 1:end].decode()
-            pos = end
+        protocol_name_end = pos + buf[pos]
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+            o.protocol_name = buf[pos + 1:protocol_name_end].decode()
+            pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"

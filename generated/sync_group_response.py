@@ -234,17 +234,17 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "protocol_type"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_type = buf[pos + 1:end].decode()
-            pos = end
+        protocol_type_end = pos + buf[pos]
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+            o.protocol_type = buf[pos + 1:protocol_type_end].decode()
+            pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.protocol_name = buf[pos + 1:end].decode()
-            pos = end
+        protocol_name_end = pos + buf[pos]
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+            o.protocol_name = buf[pos + 1:protocol_name_end].decode()
+            pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignment"

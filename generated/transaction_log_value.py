@@ -216,18 +216,18 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
     _i = 0
     try:
         _f = "topic"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.topic = buf[pos + 1:end].decode()
-            pos = end
+        topic_end = pos + buf[pos]
+        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+            o.topic = buf[pos + 1:topic_end].decode()
+            pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_ids"
         partition_ids_n = buf[pos] - 1
-        end = pos + 1 + partition_ids_n * 4
-        if 0 <= partition_ids_n < 32 and end <= len(buf):  # the usual case: a short array
+        partition_ids_end = pos + 1 + partition_ids_n * 4
+        if 0 <= partition_ids_n < 32 and partition_ids_end <= len(buf):  # the usual case: a short array
             o.partition_ids = list(_unpack_array_i[partition_ids_n](buf, pos + 1))
-            pos = end
+            pos = partition_ids_end
         else:
             partition_ids_n, pos = _w.read_count(buf, pos, True)
             if partition_ids_n < 0:

@@ -137,10 +137,10 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     _i = 0
     try:
         _f = "feature"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.feature = buf[pos + 1:end].decode()
-            pos = end
+        feature_end = pos + buf[pos]
+        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+            o.feature = buf[pos + 1:feature_end].decode()
+            pos = feature_end
         else:
             o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, allow_downgrade"
@@ -207,10 +207,10 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     _i = 0
     try:
         _f = "feature"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.feature = buf[pos + 1:end].decode()
-            pos = end
+        feature_end = pos + buf[pos]
+        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+            o.feature = buf[pos + 1:feature_end].decode()
+            pos = feature_end
         else:
             o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "max_version_level, upgrade_type"

@@ -132,20 +132,20 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
     _i = 0
     try:
         _f = "feature"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.feature = buf[pos + 1:end].decode()
-            pos = end
+        feature_end = pos + buf[pos]
+        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+            o.feature = buf[pos + 1:feature_end].decode()
+            pos = feature_end
         else:
             o.feature, pos = _w.read_compact_string_nn(buf, pos)
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
@@ -212,10 +212,10 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "results[]"
@@ -303,10 +303,10 @@ def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeature
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
-        end = pos + buf[pos]
-        if pos < end < pos + 0x80 and end <= len(buf):  # the usual case: a short string
-            o.error_message = buf[pos + 1:end].decode()
-            pos = end
+        error_message_end = pos + buf[pos]
+        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+            o.error_message = buf[pos + 1:error_message_end].decode()
+            pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "(tagged fields)"
