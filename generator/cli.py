@@ -15,7 +15,9 @@ COMMANDS = {
     "validate": "generator.commands.validate",
     "generate": "generator.commands.generate",
     "check-compat": "generator.commands.check_compat",
+    "dump": "generator.commands.dump",
     "fuzz": "generator.commands.fuzz",
+    "decode": "generator.commands.decode",
 }
 
 
