@@ -109,7 +109,7 @@ def _unknown_from_json(items: Any, path: str) -> tuple[tuple[int, bytes], ...]:
     for item in items:
         try:
             tag, data = item["tag"], base64.b64decode(item["data"], validate=True)
-        except (TypeError, KeyError, binascii.Error) as exc:
+        except (TypeError, KeyError, ValueError) as exc:  # binascii.Error is a ValueError
             raise DecodeError(f"bad unknown tagged field {item!r}: {exc}", path=where) from None
         if not isinstance(tag, int) or isinstance(tag, bool) or tag < 0:
             raise DecodeError(f"bad tag {tag!r}", path=where)
@@ -136,7 +136,7 @@ def _value_from_json(info: FieldInfo, type_name: str, value: Any, version: int, 
         return struct_from_dict(info.struct, value, version, path)
     try:
         return _scalar_from_json(type_name, value)
-    except (ValueError, TypeError, binascii.Error) as exc:
+    except (ValueError, TypeError, OverflowError) as exc:  # binascii.Error is a ValueError
         raise DecodeError(f"invalid {type_name} value {value!r}: {exc}", path=path) from None
 
 

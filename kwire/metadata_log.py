@@ -381,7 +381,7 @@ def parse_quorum_state(text: str | bytes) -> QuorumState:
 
     try:
         body = json.loads(text)
-    except (ValueError, UnicodeDecodeError) as exc:
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:  # RecursionError: absurdly deep nesting
         raise DecodeError(f"quorum-state is not JSON: {exc}") from None
     if not isinstance(body, dict):
         raise DecodeError("quorum-state is not a JSON object")

@@ -33,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
     p.add_argument("--unknown-tags", action="store_true",
                    help="keep unknown tagged fields when converting between versions")
+    p.add_argument("--bytes", action="store_true",
+                   help="instead feed every decoder hostile bytes (random and mutated; kwire.fuzz.hostile): "
+                        "--cases is then the total number of inputs, --report DIR gets hostile.json")
+    p.add_argument("--target", action="append", dest="targets", metavar="PATTERN",
+                   help="with --bytes: only decoders whose name matches, e.g. 'message:Fetch*' or 'records'")
     p.set_defaults(func=run)
 
 
@@ -51,6 +56,8 @@ def _non_negative(text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.bytes:
+        return _run_bytes(args)
     try:
         registry = load_messages(args.package)
     except (ImportError, AttributeError) as exc:
@@ -79,6 +86,16 @@ def run(args: argparse.Namespace) -> int:
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {len(written) - 2} pictures")
     return 0 if result["summary"]["passed"] else 1
+
+
+def _run_bytes(args: argparse.Namespace) -> int:
+    from kwire.fuzz.hostile import run_hostile
+
+    report = None
+    if args.report:
+        args.report.mkdir(parents=True, exist_ok=True)
+        report = args.report / "hostile.json"
+    return run_hostile(args.cases, args.seed, args.targets, not args.quiet, report_path=report)
 
 
 def _print_failures(result: dict) -> None:

@@ -1,0 +1,196 @@
+"""Valid inputs to mutate: real frames and batches from outside kwire, and kwire's own encodings.
+
+The real material lives beside the checkout in ``shared/`` (captured client frames and record
+batches, a real broker's FetchResponses with legacy message sets, KRaft metadata logs written by
+Kafka). Its location is ``$KWIRE_HOSTILE_CORPUS`` or, in a development checkout, ``../shared``;
+without it the fuzzer still runs on encodings of generated instances and on the definitions.
+"""
+from __future__ import annotations
+
+import os
+import re
+import struct
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from generated import MESSAGES
+
+from ...errors import KwireError
+from ...records import BatchReader
+from ...wire import read_uvarint
+
+_FRAME_NAME = re.compile(
+    r"c(?P<conn>\d+)_(?P<dir>req|resp)_(?P<seq>\d+)_k(?P<key>\d+)_v(?P<version>\d+)_corr-?\d+\.bin$")
+_ENTRY = struct.Struct(">qi")
+KRAFT_ENTRIES_PER_FILE = 40  # the first entries of each log, then a sparse sample of the rest
+
+
+def shared_dir() -> Path | None:
+    """Where the shared capture and fixture material is, if anywhere."""
+    configured = os.environ.get("KWIRE_HOSTILE_CORPUS")
+    if configured:
+        path = Path(configured)
+        return path if path.is_dir() else None
+    beside_checkout = Path(__file__).resolve().parents[3].parent / "shared"
+    return beside_checkout if beside_checkout.is_dir() else None
+
+
+def repository_dir() -> Path:
+    return Path(__file__).resolve().parents[3]
+
+
+@dataclass(frozen=True)
+class CapturedFrame:
+    """One size-prefixed frame recorded from a real client or broker."""
+
+    source: str  # capture set and connection, e.g. "tansu/c03"
+    direction: str  # "req" or "resp"
+    sequence: int
+    api_key: int
+    api_version: int
+    data: bytes
+
+
+@lru_cache(maxsize=1)
+def captured_frames() -> tuple[CapturedFrame, ...]:
+    root = shared_dir()
+    if root is None:
+        return ()
+    frames = []
+    for path in sorted(root.glob("captures/*/raw/*.bin")):
+        match = _FRAME_NAME.match(path.name)
+        if match is None:
+            continue
+        frames.append(CapturedFrame(
+            source=f"{path.parent.parent.name}/c{match['conn']}", direction=match["dir"],
+            sequence=int(match["seq"]), api_key=int(match["key"]), api_version=int(match["version"]),
+            data=path.read_bytes()))
+    return tuple(frames)
+
+
+def connections() -> list[bytes]:
+    """Each captured connection's frames back to back, requests and responses interleaved."""
+    by_source: dict[str, list[CapturedFrame]] = {}
+    for frame in captured_frames():
+        by_source.setdefault(frame.source, []).append(frame)
+    streams = []
+    for frames in by_source.values():
+        frames.sort(key=lambda f: (f.sequence, f.direction != "req"))
+        streams.append(b"".join(f.data for f in frames))
+    return streams
+
+
+@lru_cache(maxsize=1)
+def captured_batches() -> tuple[bytes, ...]:
+    root = shared_dir()
+    if root is None:
+        return ()
+    return tuple(path.read_bytes() for path in sorted(root.glob("captures/*/batches/*.batch")))
+
+
+def split_entries(data: bytes) -> list[bytes]:
+    """The complete ``offset | size | ...`` entries at the start of a log-like buffer."""
+    entries, pos = [], 0
+    while len(data) - pos >= 12:
+        _, size = _ENTRY.unpack_from(data, pos)
+        end = pos + 12 + size
+        if size < 0 or end > len(data):
+            break
+        entries.append(data[pos:end])
+        pos = end
+    return entries
+
+
+@lru_cache(maxsize=1)
+def kraft_entries() -> tuple[bytes, ...]:
+    """Batches of real KRaft metadata logs, snapshots and bootstrap checkpoints."""
+    root = shared_dir()
+    if root is None:
+        return ()
+    picked = []
+    files = sorted(root.glob("fixtures/kraft-*/__cluster_metadata-0/*.log"))
+    files += sorted(root.glob("fixtures/kraft-*/**/*.checkpoint"))
+    for path in files:
+        entries = split_entries(path.read_bytes())
+        step = max(1, len(entries) // KRAFT_ENTRIES_PER_FILE)
+        picked += entries[:KRAFT_ENTRIES_PER_FILE] + entries[KRAFT_ENTRIES_PER_FILE::step]
+    return tuple(picked)
+
+
+@lru_cache(maxsize=1)
+def broker_fetch_frames() -> tuple[bytes, ...]:
+    """FetchResponse frames from a real broker (legacy message sets, gzip wrappers, v2 batches)."""
+    root = shared_dir()
+    if root is None:
+        return ()
+    return tuple(bytes.fromhex(path.read_text().strip())
+                 for path in sorted(root.glob("fixtures/kafka-go/fixtures/*.hex")))
+
+
+def records_fields(obj: Any) -> list[bytes]:
+    """Every non-empty ``records`` field value inside a decoded generated message."""
+    found: list[bytes] = []
+    for info in type(obj).FIELDS:
+        value = getattr(obj, info.attr)
+        if value is None:
+            continue
+        if info.type == "records" and len(value):
+            found.append(bytes(value))
+        elif info.struct is not None:
+            for item in value if info.element_type is not None else (value,):
+                found += records_fields(item)
+    return found
+
+
+@lru_cache(maxsize=1)
+def legacy_message_sets() -> tuple[bytes, ...]:
+    """The records regions of the real broker's FetchResponses (their version found by trying)."""
+    fetch = MESSAGES["FetchResponse"]
+    found = []
+    for frame in broker_fetch_frames():
+        body = frame[8:]  # size prefix, then the v0 response header (correlation id)
+        for version in range(fetch.VALID_VERSIONS[0], fetch.VALID_VERSIONS[1] + 1):
+            try:
+                found += records_fields(fetch.decode(body, version))
+                break
+            except KwireError:  # not this version: try the next
+                continue
+    return tuple(found)
+
+
+def definition_texts() -> list[bytes]:
+    """kwire's definition files, plus kafka-python's shipped ones when installed."""
+    texts = [p.read_bytes() for p in sorted((repository_dir() / "message_defs").glob("*.json"))]
+    try:
+        import kafka.protocol.schemas as schemas
+    except ImportError:
+        return texts
+    upstream = sorted((Path(schemas.__file__).parent / "resources").glob("*.json"))
+    return texts + [p.read_bytes() for p in upstream[::4]]
+
+
+@lru_cache(maxsize=1)
+def kraft_record_bodies() -> dict[tuple[int, int], tuple[bytes, ...]]:
+    """Bodies of real KRaft metadata records, by (api key, version), at most 20 of each.
+
+    Each record value is ``frameVersion | apiKey | version`` (unsigned varints) then the body.
+    """
+    found: dict[tuple[int, int], list[bytes]] = {}
+    for entry in kraft_entries():
+        try:
+            for batch in BatchReader(entry):
+                if batch.is_control:
+                    continue
+                for record in batch.records:
+                    value = record.value or b""
+                    _, pos = read_uvarint(value, 0)
+                    api_key, pos = read_uvarint(value, pos)
+                    version, pos = read_uvarint(value, pos)
+                    bodies = found.setdefault((api_key, version), [])
+                    if len(bodies) < 20:
+                        bodies.append(value[pos:])
+        except KwireError:
+            continue
+    return {key: tuple(bodies) for key, bodies in found.items()}

@@ -1,0 +1,133 @@
+"""Targets for what surrounds a message body on the wire: headers, frames, connections.
+
+* ``header:request:v<N>`` / ``header:response:v<N>`` read a header at the start of the input.
+* ``frame:request`` parses one whole size-prefixed request frame (and, as for messages, reads
+  the batches of its ``records`` fields).
+* ``frame:response`` needs the api key and version of the request it answers, which a response
+  does not carry: the input is ``int16 api key | int16 api version | frame``.
+* ``frame:connection`` cuts a byte stream into frames and runs them through a
+  :class:`~kwire.framing.Correlator`: a frame whose correlation id is awaited is a response,
+  any other a request (so captured connections, requests and responses interleaved, are seeds).
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from ...errors import KwireError
+from ...framing import (
+    Correlator,
+    UnsupportedApiVersions,
+    build_request_frame,
+    build_response_frame,
+    iter_frames,
+    parse_request_frame,
+    parse_response_frame,
+)
+from ...headers import read_request_header, read_response_header
+from ..values import case_instance
+from . import corpus
+from .codec_targets import read_message_records
+from .record_targets import DECOMPRESSION_MEMORY
+from .target import NotAnInput, Target
+
+_SELECTOR = struct.Struct(">hh")
+_CORRELATION = struct.Struct(">i")
+BUILT_FRAMES_PER_API = 3  # frames built from random instances, per api key
+
+
+def _captured(direction: str) -> list[corpus.CapturedFrame]:
+    return [f for f in corpus.captured_frames() if f.direction == direction]
+
+
+def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
+    """(api key, version, frame) built by kwire from random requests or responses."""
+    from generated import MESSAGES
+
+    build = build_request_frame if kind == "request" else build_response_frame
+    found = []
+    classes: list[Any] = [cls for _, cls in sorted(MESSAGES.items())]
+    for cls in classes:
+        if getattr(cls, "MESSAGE_TYPE", None) != kind:
+            continue
+        low, high = cls.VALID_VERSIONS
+        for index in range(BUILT_FRAMES_PER_API):
+            version = low + index * (high - low) // max(1, BUILT_FRAMES_PER_API - 1)
+            try:
+                frame = build(case_instance(cls, version, 0, index), version, index + 1)
+            except KwireError:
+                continue
+            found.append((cls.API_KEY, version, frame))
+    return found
+
+
+# --- headers ----------------------------------------------------------------------------------
+
+def _request_header_target(version: int) -> Target:
+    def decode(data: bytes) -> None:
+        read_request_header(data, 0, version)
+
+    def seeds() -> list[bytes]:
+        return [f.data[4:] for f in _captured("req")] or [bytes(8)]
+
+    return Target(f"header:request:v{version}", decode, seeds, weight=3)
+
+
+def _response_header_target(version: int) -> Target:
+    def decode(data: bytes) -> None:
+        read_response_header(data, 0, version)
+
+    def seeds() -> list[bytes]:
+        return [f.data[4:] for f in _captured("resp")] or [bytes(5)]
+
+    return Target(f"header:response:v{version}", decode, seeds, weight=3)
+
+
+# --- frames -----------------------------------------------------------------------------------
+
+def _decode_request_frame(data: bytes) -> None:
+    read_message_records(parse_request_frame(data).body)
+
+
+def _request_frame_seeds() -> list[bytes]:
+    return [f.data for f in _captured("req")] + [frame for _, _, frame in _built_frames("request")]
+
+
+def _decode_response_frame(data: bytes) -> None:
+    if len(data) < _SELECTOR.size:
+        raise NotAnInput()
+    api_key, api_version = _SELECTOR.unpack_from(data)
+    _read_response_records(parse_response_frame(data[_SELECTOR.size:], api_key, api_version))
+
+
+def _read_response_records(frame) -> None:
+    if not isinstance(frame.body, UnsupportedApiVersions):
+        read_message_records(frame.body)
+
+
+def _response_frame_seeds() -> list[bytes]:
+    seeds = [_SELECTOR.pack(f.api_key, f.api_version) + f.data for f in _captured("resp")]
+    seeds += [_SELECTOR.pack(key, version) + frame for key, version, frame in _built_frames("response")]
+    return seeds
+
+
+def _decode_connection(data: bytes) -> None:
+    correlator = Correlator()
+    for frame in iter_frames(data):
+        if len(frame) >= 8 and _CORRELATION.unpack_from(frame, 4)[0] in correlator.pending:
+            _read_response_records(correlator.parse_response(frame))
+        else:
+            read_message_records(correlator.parse_request(frame).body)
+
+
+def wire_targets() -> list[Target]:
+    return [
+        *(_request_header_target(v) for v in (0, 1, 2)),
+        *(_response_header_target(v) for v in (0, 1)),
+        Target("frame:request", _decode_request_frame, _request_frame_seeds, weight=25,
+               extra_memory=DECOMPRESSION_MEMORY),
+        Target("frame:response", _decode_response_frame, _response_frame_seeds, weight=25,
+               extra_memory=DECOMPRESSION_MEMORY),
+        Target("frame:connection", _decode_connection, corpus.connections, weight=10,
+               extra_memory=DECOMPRESSION_MEMORY),
+    ]
