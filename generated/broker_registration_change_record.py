@@ -86,7 +86,6 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
 def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.in_controlled_shutdown = 0
-    o.log_dirs = []
     o.fenced = 0
     _f = ""
     _i = 0
@@ -120,9 +119,9 @@ def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[Broke
 
 def _write_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     if o.in_controlled_shutdown != 0:
-        check_unsupported(o, "in_controlled_shutdown", 0)
+        check_unsupported(o, "in_controlled_shutdown", "0")
     if (o.log_dirs is None or len(o.log_dirs) != 0):
-        check_unsupported(o, "log_dirs", 0)
+        check_unsupported(o, "log_dirs", "0")
     _f = ""
     try:
         _f = "broker_id, broker_epoch"
@@ -160,7 +159,6 @@ def _size_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord) -
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
-    o.log_dirs = []
     o.fenced = 0
     o.in_controlled_shutdown = 0
     _f = ""
@@ -201,7 +199,7 @@ def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[Broke
 
 def _write_BrokerRegistrationChangeRecord_v1(o: BrokerRegistrationChangeRecord, out: bytearray) -> None:
     if (o.log_dirs is None or len(o.log_dirs) != 0):
-        check_unsupported(o, "log_dirs", 1)
+        check_unsupported(o, "log_dirs", "1")
     _f = ""
     try:
         _f = "broker_id, broker_epoch"
@@ -251,7 +249,6 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.fenced = 0
     o.in_controlled_shutdown = 0
-    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -375,6 +372,7 @@ def _size_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord) -
 BrokerRegistrationChangeRecord._READERS = (_read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1, _read_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._WRITERS = (_write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1, _write_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._SIZERS = (_size_BrokerRegistrationChangeRecord_v0, _size_BrokerRegistrationChangeRecord_v1, _size_BrokerRegistrationChangeRecord_v2, )
+BrokerRegistrationChangeRecord._LAZY_DEFAULTS = {"log_dirs": list}
 BrokerRegistrationChangeRecord.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -370,9 +370,7 @@ def _size_Feature_v0_5(o: Feature) -> int:
 def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.is_migrating_zk_broker = False
-    o.log_dirs = []
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -394,10 +392,9 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -405,10 +402,9 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -436,9 +432,9 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
 
 def _write_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest, out: bytearray) -> None:
     if o.is_migrating_zk_broker:
-        check_unsupported(o, "is_migrating_zk_broker", 0)
+        check_unsupported(o, "is_migrating_zk_broker", "0")
     if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
-        check_unsupported(o, "cordoned_log_dirs", 0)
+        check_unsupported(o, "cordoned_log_dirs", "0")
     _f = ""
     try:
         _f = "broker_id"
@@ -519,9 +515,7 @@ def _size_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.log_dirs = []
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -543,10 +537,9 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -554,10 +547,9 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -588,7 +580,7 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
 
 def _write_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest, out: bytearray) -> None:
     if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
-        check_unsupported(o, "cordoned_log_dirs", 1)
+        check_unsupported(o, "cordoned_log_dirs", "1")
     _f = ""
     try:
         _f = "broker_id"
@@ -672,7 +664,6 @@ def _size_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest) -> int:
 def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -694,10 +685,9 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -705,10 +695,9 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -749,7 +738,7 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
 
 def _write_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest, out: bytearray) -> None:
     if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
-        check_unsupported(o, "cordoned_log_dirs", 2)
+        check_unsupported(o, "cordoned_log_dirs", "2")
     _f = ""
     try:
         _f = "broker_id"
@@ -850,7 +839,6 @@ def _size_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -872,10 +860,9 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -883,10 +870,9 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -930,7 +916,7 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
 
 def _write_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest, out: bytearray) -> None:
     if (o.cordoned_log_dirs is None or len(o.cordoned_log_dirs) != 0):
-        check_unsupported(o, "cordoned_log_dirs", 3)
+        check_unsupported(o, "cordoned_log_dirs", "3-4")
     _f = ""
     try:
         _f = "broker_id"
@@ -1033,7 +1019,6 @@ def _size_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -1055,10 +1040,9 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -1066,10 +1050,9 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -1274,6 +1257,7 @@ Feature.FIELDS = (
 BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._SIZERS = (_size_BrokerRegistrationRequest_v0, _size_BrokerRegistrationRequest_v1, _size_BrokerRegistrationRequest_v2, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v5, )
+BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("cluster_id", "clusterId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

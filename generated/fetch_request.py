@@ -418,7 +418,7 @@ def _read_FetchPartition_v4(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
 
 def _write_FetchPartition_v4(o: FetchPartition, out: bytearray) -> None:
     if o.last_fetched_epoch != -1:
-        check_unsupported(o, "last_fetched_epoch", 4)
+        check_unsupported(o, "last_fetched_epoch", "4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 4 cannot carry tagged fields")
     _f = ""
@@ -456,7 +456,7 @@ def _read_FetchPartition_v5_8(buf: bytes, pos: int) -> tuple[FetchPartition, int
 
 def _write_FetchPartition_v5_8(o: FetchPartition, out: bytearray) -> None:
     if o.last_fetched_epoch != -1:
-        check_unsupported(o, "last_fetched_epoch", 5)
+        check_unsupported(o, "last_fetched_epoch", "5-8")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 5-8 cannot carry tagged fields")
     _f = ""
@@ -493,7 +493,7 @@ def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, in
 
 def _write_FetchPartition_v9_11(o: FetchPartition, out: bytearray) -> None:
     if o.last_fetched_epoch != -1:
-        check_unsupported(o, "last_fetched_epoch", 9)
+        check_unsupported(o, "last_fetched_epoch", "9-11")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchPartition version 9-11 cannot carry tagged fields")
     _f = ""
@@ -731,10 +731,9 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -792,10 +791,9 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -853,10 +851,9 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -919,10 +916,9 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1007,10 +1003,9 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1088,10 +1083,9 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v17(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1169,10 +1163,9 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v18(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1463,10 +1456,8 @@ def _size_ForgottenTopic_v13_18(o: ForgottenTopic) -> int:
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
-    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1480,10 +1471,9 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1493,9 +1483,9 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v4(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 4)
+        check_unsupported(o, "replica_state", "4")
     if (o.forgotten_topics_data is None or len(o.forgotten_topics_data) != 0):
-        check_unsupported(o, "forgotten_topics_data", 4)
+        check_unsupported(o, "forgotten_topics_data", "4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 4 cannot carry tagged fields")
     _f = ""
@@ -1531,10 +1521,8 @@ def _size_FetchRequest_v4(o: FetchRequest) -> int:
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
-    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1548,10 +1536,9 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1561,9 +1548,9 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v5_6(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 5)
+        check_unsupported(o, "replica_state", "5-6")
     if (o.forgotten_topics_data is None or len(o.forgotten_topics_data) != 0):
-        check_unsupported(o, "forgotten_topics_data", 5)
+        check_unsupported(o, "forgotten_topics_data", "5-6")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 5-6 cannot carry tagged fields")
     _f = ""
@@ -1599,7 +1586,6 @@ def _size_FetchRequest_v5_6(o: FetchRequest) -> int:
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1613,10 +1599,9 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1624,10 +1609,9 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1637,7 +1621,7 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v7_8(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 7)
+        check_unsupported(o, "replica_state", "7-8")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 7-8 cannot carry tagged fields")
     _f = ""
@@ -1688,7 +1672,6 @@ def _size_FetchRequest_v7_8(o: FetchRequest) -> int:
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1702,10 +1685,9 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1713,10 +1695,9 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1726,7 +1707,7 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v9_10(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 9)
+        check_unsupported(o, "replica_state", "9-10")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 9-10 cannot carry tagged fields")
     _f = ""
@@ -1777,7 +1758,6 @@ def _size_FetchRequest_v9_10(o: FetchRequest) -> int:
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -1790,10 +1770,9 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1801,10 +1780,9 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         o.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -1816,7 +1794,7 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v11(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 11)
+        check_unsupported(o, "replica_state", "11")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FetchRequest version 11 cannot carry tagged fields")
     _f = ""
@@ -1871,7 +1849,6 @@ def _size_FetchRequest_v11(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
-    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
@@ -1885,10 +1862,9 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v12(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -1896,10 +1872,9 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -1938,7 +1913,7 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v12(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 12)
+        check_unsupported(o, "replica_state", "12")
     _f = ""
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
@@ -2024,7 +1999,6 @@ def _size_FetchRequest_v12(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
-    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
@@ -2038,10 +2012,9 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2049,10 +2022,9 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2091,7 +2063,7 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v13_14(o: FetchRequest, out: bytearray) -> None:
     if o.replica_state != ReplicaState():
-        check_unsupported(o, "replica_state", 13)
+        check_unsupported(o, "replica_state", "13-14")
     _f = ""
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
@@ -2179,7 +2151,6 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2192,10 +2163,9 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2203,10 +2173,9 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2250,7 +2219,7 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v15_16(o: FetchRequest, out: bytearray) -> None:
     if o.replica_id != -1:
-        check_unsupported(o, "replica_id", 15)
+        check_unsupported(o, "replica_id", "15-16")
     _f = ""
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
@@ -2350,7 +2319,6 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2363,10 +2331,9 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v17(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2374,10 +2341,9 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2421,7 +2387,7 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v17(o: FetchRequest, out: bytearray) -> None:
     if o.replica_id != -1:
-        check_unsupported(o, "replica_id", 17)
+        check_unsupported(o, "replica_id", "17")
     _f = ""
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
@@ -2521,7 +2487,6 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2534,10 +2499,9 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v18(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2545,10 +2509,9 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2592,7 +2555,7 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
 
 def _write_FetchRequest_v18(o: FetchRequest, out: bytearray) -> None:
     if o.replica_id != -1:
-        check_unsupported(o, "replica_id", 18)
+        check_unsupported(o, "replica_id", "18")
     _f = ""
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
@@ -2711,6 +2674,7 @@ FetchPartition.FIELDS = (
 FetchTopic._READERS = (None, None, None, None, _read_FetchTopic_v4, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17, _read_FetchTopic_v18, )
 FetchTopic._WRITERS = (None, None, None, None, _write_FetchTopic_v4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18, )
 FetchTopic._SIZERS = (None, None, None, None, _size_FetchTopic_v4, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v12, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v17, _size_FetchTopic_v18, )
+FetchTopic._LAZY_DEFAULTS = {"partitions": list}
 FetchTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2719,6 +2683,7 @@ FetchTopic.FIELDS = (
 ForgottenTopic._READERS = (None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, )
 ForgottenTopic._WRITERS = (None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, )
 ForgottenTopic._SIZERS = (None, None, None, None, None, None, None, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v12, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, )
+ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (7, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2727,6 +2692,7 @@ ForgottenTopic.FIELDS = (
 FetchRequest._READERS = (None, None, None, None, _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8, _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11, _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16, _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18, )
 FetchRequest._WRITERS = (None, None, None, None, _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8, _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11, _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16, _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18, )
 FetchRequest._SIZERS = (None, None, None, None, _size_FetchRequest_v4, _size_FetchRequest_v5_6, _size_FetchRequest_v5_6, _size_FetchRequest_v7_8, _size_FetchRequest_v7_8, _size_FetchRequest_v9_10, _size_FetchRequest_v9_10, _size_FetchRequest_v11, _size_FetchRequest_v12, _size_FetchRequest_v13_14, _size_FetchRequest_v13_14, _size_FetchRequest_v15_16, _size_FetchRequest_v15_16, _size_FetchRequest_v17, _size_FetchRequest_v18, )
+FetchRequest._LAZY_DEFAULTS = {"replica_state": ReplicaState, "topics": list, "forgotten_topics_data": list}
 FetchRequest.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (12, 32767), (12, 32767), (12, 32767), 0, True, None),
     FieldInfo("replica_id", "replicaId", "int32", (0, 14), (1, 0), (1, 0), None, False, -1),

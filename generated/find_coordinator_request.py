@@ -74,7 +74,6 @@ class FindCoordinatorRequest(GeneratedStruct):
 def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.key_type = 0
-    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -88,9 +87,9 @@ def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinat
 
 def _write_FindCoordinatorRequest_v0(o: FindCoordinatorRequest, out: bytearray) -> None:
     if o.key_type != 0:
-        check_unsupported(o, "key_type", 0)
+        check_unsupported(o, "key_type", "0")
     if (o.coordinator_keys is None or len(o.coordinator_keys) != 0):
-        check_unsupported(o, "coordinator_keys", 0)
+        check_unsupported(o, "coordinator_keys", "0")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FindCoordinatorRequest version 0 cannot carry tagged fields")
     _f = ""
@@ -113,7 +112,6 @@ def _size_FindCoordinatorRequest_v0(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
-    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -130,7 +128,7 @@ def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordin
 
 def _write_FindCoordinatorRequest_v1_2(o: FindCoordinatorRequest, out: bytearray) -> None:
     if (o.coordinator_keys is None or len(o.coordinator_keys) != 0):
-        check_unsupported(o, "coordinator_keys", 1)
+        check_unsupported(o, "coordinator_keys", "1-2")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FindCoordinatorRequest version 1-2 cannot carry tagged fields")
     _f = ""
@@ -155,7 +153,6 @@ def _size_FindCoordinatorRequest_v1_2(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
-    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -188,7 +185,7 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
 
 def _write_FindCoordinatorRequest_v3(o: FindCoordinatorRequest, out: bytearray) -> None:
     if (o.coordinator_keys is None or len(o.coordinator_keys) != 0):
-        check_unsupported(o, "coordinator_keys", 3)
+        check_unsupported(o, "coordinator_keys", "3")
     _f = ""
     try:
         _f = "key"
@@ -261,7 +258,7 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
 
 def _write_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest, out: bytearray) -> None:
     if o.key != '':
-        check_unsupported(o, "key", 4)
+        check_unsupported(o, "key", "4-6")
     _f = ""
     try:
         _f = "key_type"
@@ -312,6 +309,7 @@ def _size_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest) -> int:
 FindCoordinatorRequest._READERS = (_read_FindCoordinatorRequest_v0, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v3, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._WRITERS = (_write_FindCoordinatorRequest_v0, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v3, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._SIZERS = (_size_FindCoordinatorRequest_v0, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v3, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, )
+FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (
     FieldInfo("key", "key", "string", (0, 3), (1, 0), (1, 0), None, False, ''),
     FieldInfo("key_type", "keyType", "int8", (1, 32767), (1, 0), (1, 0), None, False, 0),

@@ -261,7 +261,6 @@ def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordina
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.throttle_time_ms = 0
     o.error_message = ''
-    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -281,7 +280,7 @@ def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordina
 
 def _write_FindCoordinatorResponse_v0(o: FindCoordinatorResponse, out: bytearray) -> None:
     if (o.coordinators is None or len(o.coordinators) != 0):
-        check_unsupported(o, "coordinators", 0)
+        check_unsupported(o, "coordinators", "0")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FindCoordinatorResponse version 0 cannot carry tagged fields")
     _f = ""
@@ -308,7 +307,6 @@ def _size_FindCoordinatorResponse_v0(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
-    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -333,7 +331,7 @@ def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordi
 
 def _write_FindCoordinatorResponse_v1_2(o: FindCoordinatorResponse, out: bytearray) -> None:
     if (o.coordinators is None or len(o.coordinators) != 0):
-        check_unsupported(o, "coordinators", 1)
+        check_unsupported(o, "coordinators", "1-2")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("FindCoordinatorResponse version 1-2 cannot carry tagged fields")
     _f = ""
@@ -365,7 +363,6 @@ def _size_FindCoordinatorResponse_v1_2(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
-    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -411,7 +408,7 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
 
 def _write_FindCoordinatorResponse_v3(o: FindCoordinatorResponse, out: bytearray) -> None:
     if (o.coordinators is None or len(o.coordinators) != 0):
-        check_unsupported(o, "coordinators", 3)
+        check_unsupported(o, "coordinators", "3")
     _f = ""
     try:
         _f = "throttle_time_ms, error_code"
@@ -472,10 +469,9 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
         else:
             coordinators_items: list[Coordinator] = []
-            coordinators_append = coordinators_items.append
             for _i in range(coordinators_n):
                 coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
-                coordinators_append(coordinators_item)
+                coordinators_items.append(coordinators_item)
             o.coordinators = coordinators_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -496,13 +492,13 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
 
 def _write_FindCoordinatorResponse_v4_6(o: FindCoordinatorResponse, out: bytearray) -> None:
     if o.error_code != 0:
-        check_unsupported(o, "error_code", 4)
+        check_unsupported(o, "error_code", "4-6")
     if o.node_id != 0:
-        check_unsupported(o, "node_id", 4)
+        check_unsupported(o, "node_id", "4-6")
     if o.host != '':
-        check_unsupported(o, "host", 4)
+        check_unsupported(o, "host", "4-6")
     if o.port != 0:
-        check_unsupported(o, "port", 4)
+        check_unsupported(o, "port", "4-6")
     _f = ""
     try:
         _f = "throttle_time_ms"
@@ -560,6 +556,7 @@ Coordinator.FIELDS = (
 FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._SIZERS = (_size_FindCoordinatorResponse_v0, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v3, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, )
+FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 3), (1, 0), (1, 0), None, False, 0),

@@ -97,7 +97,7 @@ def _read_HeartbeatRequest_v0_2(buf: bytes, pos: int) -> tuple[HeartbeatRequest,
 
 def _write_HeartbeatRequest_v0_2(o: HeartbeatRequest, out: bytearray) -> None:
     if o.group_instance_id is not None:
-        check_unsupported(o, "group_instance_id", 0)
+        check_unsupported(o, "group_instance_id", "0-2")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("HeartbeatRequest version 0-2 cannot carry tagged fields")
     _f = ""

@@ -112,13 +112,13 @@ def _read_InitProducerIdRequest_v0_1(buf: bytes, pos: int) -> tuple[InitProducer
 
 def _write_InitProducerIdRequest_v0_1(o: InitProducerIdRequest, out: bytearray) -> None:
     if o.producer_id != -1:
-        check_unsupported(o, "producer_id", 0)
+        check_unsupported(o, "producer_id", "0-1")
     if o.producer_epoch != -1:
-        check_unsupported(o, "producer_epoch", 0)
+        check_unsupported(o, "producer_epoch", "0-1")
     if o.enable2_pc:
-        check_unsupported(o, "enable2_pc", 0)
+        check_unsupported(o, "enable2_pc", "0-1")
     if o.keep_prepared_txn:
-        check_unsupported(o, "keep_prepared_txn", 0)
+        check_unsupported(o, "keep_prepared_txn", "0-1")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("InitProducerIdRequest version 0-1 cannot carry tagged fields")
     _f = ""
@@ -177,13 +177,13 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
 
 def _write_InitProducerIdRequest_v2(o: InitProducerIdRequest, out: bytearray) -> None:
     if o.producer_id != -1:
-        check_unsupported(o, "producer_id", 2)
+        check_unsupported(o, "producer_id", "2")
     if o.producer_epoch != -1:
-        check_unsupported(o, "producer_epoch", 2)
+        check_unsupported(o, "producer_epoch", "2")
     if o.enable2_pc:
-        check_unsupported(o, "enable2_pc", 2)
+        check_unsupported(o, "enable2_pc", "2")
     if o.keep_prepared_txn:
-        check_unsupported(o, "keep_prepared_txn", 2)
+        check_unsupported(o, "keep_prepared_txn", "2")
     _f = ""
     try:
         _f = "transactional_id"
@@ -247,9 +247,9 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
 
 def _write_InitProducerIdRequest_v3_5(o: InitProducerIdRequest, out: bytearray) -> None:
     if o.enable2_pc:
-        check_unsupported(o, "enable2_pc", 3)
+        check_unsupported(o, "enable2_pc", "3-5")
     if o.keep_prepared_txn:
-        check_unsupported(o, "keep_prepared_txn", 3)
+        check_unsupported(o, "keep_prepared_txn", "3-5")
     _f = ""
     try:
         _f = "transactional_id"

@@ -106,9 +106,9 @@ def _read_InitProducerIdResponse_v0_1(buf: bytes, pos: int) -> tuple[InitProduce
 
 def _write_InitProducerIdResponse_v0_1(o: InitProducerIdResponse, out: bytearray) -> None:
     if o.ongoing_txn_producer_id != -1:
-        check_unsupported(o, "ongoing_txn_producer_id", 0)
+        check_unsupported(o, "ongoing_txn_producer_id", "0-1")
     if o.ongoing_txn_producer_epoch != -1:
-        check_unsupported(o, "ongoing_txn_producer_epoch", 0)
+        check_unsupported(o, "ongoing_txn_producer_epoch", "0-1")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("InitProducerIdResponse version 0-1 cannot carry tagged fields")
     _f = ""
@@ -155,9 +155,9 @@ def _read_InitProducerIdResponse_v2_5(buf: bytes, pos: int) -> tuple[InitProduce
 
 def _write_InitProducerIdResponse_v2_5(o: InitProducerIdResponse, out: bytearray) -> None:
     if o.ongoing_txn_producer_id != -1:
-        check_unsupported(o, "ongoing_txn_producer_id", 2)
+        check_unsupported(o, "ongoing_txn_producer_id", "2-5")
     if o.ongoing_txn_producer_epoch != -1:
-        check_unsupported(o, "ongoing_txn_producer_epoch", 2)
+        check_unsupported(o, "ongoing_txn_producer_epoch", "2-5")
     _f = ""
     try:
         _f = "throttle_time_ms, error_code, producer_id, producer_epoch"

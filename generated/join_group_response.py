@@ -343,10 +343,9 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -356,7 +355,7 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
 
 def _write_JoinGroupResponse_v0_1(o: JoinGroupResponse, out: bytearray) -> None:
     if o.skip_assignment:
-        check_unsupported(o, "skip_assignment", 0)
+        check_unsupported(o, "skip_assignment", "0-1")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("JoinGroupResponse version 0-1 cannot carry tagged fields")
     _f = ""
@@ -426,10 +425,9 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -439,7 +437,7 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
 
 def _write_JoinGroupResponse_v2_4(o: JoinGroupResponse, out: bytearray) -> None:
     if o.skip_assignment:
-        check_unsupported(o, "skip_assignment", 2)
+        check_unsupported(o, "skip_assignment", "2-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("JoinGroupResponse version 2-4 cannot carry tagged fields")
     _f = ""
@@ -509,10 +507,9 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -522,7 +519,7 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
 
 def _write_JoinGroupResponse_v5(o: JoinGroupResponse, out: bytearray) -> None:
     if o.skip_assignment:
-        check_unsupported(o, "skip_assignment", 5)
+        check_unsupported(o, "skip_assignment", "5")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("JoinGroupResponse version 5 cannot carry tagged fields")
     _f = ""
@@ -607,10 +604,9 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -631,7 +627,7 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
 
 def _write_JoinGroupResponse_v6(o: JoinGroupResponse, out: bytearray) -> None:
     if o.skip_assignment:
-        check_unsupported(o, "skip_assignment", 6)
+        check_unsupported(o, "skip_assignment", "6")
     _f = ""
     try:
         _f = "throttle_time_ms, error_code, generation_id"
@@ -748,10 +744,9 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -772,7 +767,7 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
 
 def _write_JoinGroupResponse_v7_8(o: JoinGroupResponse, out: bytearray) -> None:
     if o.skip_assignment:
-        check_unsupported(o, "skip_assignment", 7)
+        check_unsupported(o, "skip_assignment", "7-8")
     _f = ""
     try:
         _f = "throttle_time_ms, error_code, generation_id"
@@ -887,10 +882,9 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -992,6 +986,7 @@ JoinGroupResponseMember.FIELDS = (
 JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9, )
 JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9, )
 JoinGroupResponse._SIZERS = (_size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v5, _size_JoinGroupResponse_v6, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v9, )
+JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

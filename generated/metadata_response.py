@@ -465,7 +465,6 @@ def _size_MetadataResponseBroker_v9_13(o: MetadataResponseBroker) -> int:
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     o.leader_epoch = -1
-    o.offline_replicas = []
     _f = ""
     _i = 0
     try:
@@ -866,10 +865,9 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -879,7 +877,7 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
 
 def _write_MetadataResponseTopic_v0(o: MetadataResponseTopic, out: bytearray) -> None:
     if o.topic_authorized_operations != -2147483648:
-        check_unsupported(o, "topic_authorized_operations", 0)
+        check_unsupported(o, "topic_authorized_operations", "0")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 0 cannot carry tagged fields")
     _f = ""
@@ -938,10 +936,9 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -951,7 +948,7 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
 
 def _write_MetadataResponseTopic_v1_4(o: MetadataResponseTopic, out: bytearray) -> None:
     if o.topic_authorized_operations != -2147483648:
-        check_unsupported(o, "topic_authorized_operations", 1)
+        check_unsupported(o, "topic_authorized_operations", "1-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 1-4 cannot carry tagged fields")
     _f = ""
@@ -1012,10 +1009,9 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1025,7 +1021,7 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
 
 def _write_MetadataResponseTopic_v5_6(o: MetadataResponseTopic, out: bytearray) -> None:
     if o.topic_authorized_operations != -2147483648:
-        check_unsupported(o, "topic_authorized_operations", 5)
+        check_unsupported(o, "topic_authorized_operations", "5-6")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 5-6 cannot carry tagged fields")
     _f = ""
@@ -1086,10 +1082,9 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1099,7 +1094,7 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
 
 def _write_MetadataResponseTopic_v7(o: MetadataResponseTopic, out: bytearray) -> None:
     if o.topic_authorized_operations != -2147483648:
-        check_unsupported(o, "topic_authorized_operations", 7)
+        check_unsupported(o, "topic_authorized_operations", "7")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponseTopic version 7 cannot carry tagged fields")
     _f = ""
@@ -1159,10 +1154,9 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1240,10 +1234,9 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1349,10 +1342,9 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1461,10 +1453,9 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1556,10 +1547,9 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "topics[]"
         topics_n, pos = _w.read_count(buf, pos, False)
@@ -1567,10 +1557,9 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1580,7 +1569,7 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 
 def _write_MetadataResponse_v0(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 0)
+        check_unsupported(o, "cluster_authorized_operations", "0")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 0 cannot carry tagged fields")
     _f = ""
@@ -1641,10 +1630,9 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
@@ -1655,10 +1643,9 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1668,7 +1655,7 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 
 def _write_MetadataResponse_v1(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 1)
+        check_unsupported(o, "cluster_authorized_operations", "1")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 1 cannot carry tagged fields")
     _f = ""
@@ -1730,10 +1717,9 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1746,10 +1732,9 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1759,7 +1744,7 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 
 def _write_MetadataResponse_v2(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 2)
+        check_unsupported(o, "cluster_authorized_operations", "2")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 2 cannot carry tagged fields")
     _f = ""
@@ -1826,10 +1811,9 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1842,10 +1826,9 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1855,7 +1838,7 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
 
 def _write_MetadataResponse_v3_4(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 3)
+        check_unsupported(o, "cluster_authorized_operations", "3-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 3-4 cannot carry tagged fields")
     _f = ""
@@ -1924,10 +1907,9 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1940,10 +1922,9 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1953,7 +1934,7 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
 
 def _write_MetadataResponse_v5_6(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 5)
+        check_unsupported(o, "cluster_authorized_operations", "5-6")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 5-6 cannot carry tagged fields")
     _f = ""
@@ -2022,10 +2003,9 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2038,10 +2018,9 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -2051,7 +2030,7 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
 
 def _write_MetadataResponse_v7(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 7)
+        check_unsupported(o, "cluster_authorized_operations", "7")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("MetadataResponse version 7 cannot carry tagged fields")
     _f = ""
@@ -2119,10 +2098,9 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2135,10 +2113,9 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2219,10 +2196,9 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2240,10 +2216,9 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2350,10 +2325,9 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2371,10 +2345,9 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2482,10 +2455,9 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2503,10 +2475,9 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -2527,7 +2498,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 
 def _write_MetadataResponse_v11(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 11)
+        check_unsupported(o, "cluster_authorized_operations", "11")
     _f = ""
     try:
         _f = "throttle_time_ms"
@@ -2611,10 +2582,9 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2632,10 +2602,9 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -2656,7 +2625,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 
 def _write_MetadataResponse_v12(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 12)
+        check_unsupported(o, "cluster_authorized_operations", "12")
     _f = ""
     try:
         _f = "throttle_time_ms"
@@ -2739,10 +2708,9 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2760,10 +2728,9 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -2787,7 +2754,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
 
 def _write_MetadataResponse_v13(o: MetadataResponse, out: bytearray) -> None:
     if o.cluster_authorized_operations != -2147483648:
-        check_unsupported(o, "cluster_authorized_operations", 13)
+        check_unsupported(o, "cluster_authorized_operations", "13")
     _f = ""
     try:
         _f = "throttle_time_ms"
@@ -2870,6 +2837,7 @@ MetadataResponseBroker.FIELDS = (
 MetadataResponsePartition._READERS = (_read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._WRITERS = (_write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._SIZERS = (_size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, )
+MetadataResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 MetadataResponsePartition.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2882,6 +2850,7 @@ MetadataResponsePartition.FIELDS = (
 MetadataResponseTopic._READERS = (_read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8, _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._WRITERS = (_write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8, _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._SIZERS = (_size_MetadataResponseTopic_v0, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v7, _size_MetadataResponseTopic_v8, _size_MetadataResponseTopic_v9, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v12_13, _size_MetadataResponseTopic_v12_13, )
+MetadataResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 MetadataResponseTopic._MAP_KEYS = ("name", )
 MetadataResponseTopic.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2894,6 +2863,7 @@ MetadataResponseTopic.FIELDS = (
 MetadataResponse._READERS = (_read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4, _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7, _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11, _read_MetadataResponse_v12, _read_MetadataResponse_v13, )
 MetadataResponse._WRITERS = (_write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4, _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6, _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10, _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13, )
 MetadataResponse._SIZERS = (_size_MetadataResponse_v0, _size_MetadataResponse_v1, _size_MetadataResponse_v2, _size_MetadataResponse_v3_4, _size_MetadataResponse_v3_4, _size_MetadataResponse_v5_6, _size_MetadataResponse_v5_6, _size_MetadataResponse_v7, _size_MetadataResponse_v8, _size_MetadataResponse_v9, _size_MetadataResponse_v10, _size_MetadataResponse_v11, _size_MetadataResponse_v12, _size_MetadataResponse_v13, )
+MetadataResponse._LAZY_DEFAULTS = {"brokers": KeyedList, "topics": KeyedList}
 MetadataResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("brokers", "brokers", "[]MetadataResponseBroker", (0, 32767), (1, 0), (1, 0), None, False, (), MetadataResponseBroker),

@@ -219,7 +219,7 @@ def _read_OffsetCommitRequestPartition_v2_5(buf: bytes, pos: int) -> tuple[Offse
 
 def _write_OffsetCommitRequestPartition_v2_5(o: OffsetCommitRequestPartition, out: bytearray) -> None:
     if o.commit_timestamp != -1:
-        check_unsupported(o, "commit_timestamp", 2)
+        check_unsupported(o, "commit_timestamp", "2-5")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestPartition version 2-5 cannot carry tagged fields")
     _f = ""
@@ -259,7 +259,7 @@ def _read_OffsetCommitRequestPartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
 
 def _write_OffsetCommitRequestPartition_v6_7(o: OffsetCommitRequestPartition, out: bytearray) -> None:
     if o.commit_timestamp != -1:
-        check_unsupported(o, "commit_timestamp", 6)
+        check_unsupported(o, "commit_timestamp", "6-7")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequestPartition version 6-7 cannot carry tagged fields")
     _f = ""
@@ -315,7 +315,7 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
 
 def _write_OffsetCommitRequestPartition_v8_10(o: OffsetCommitRequestPartition, out: bytearray) -> None:
     if o.commit_timestamp != -1:
-        check_unsupported(o, "commit_timestamp", 8)
+        check_unsupported(o, "commit_timestamp", "8-10")
     _f = ""
     try:
         _f = "partition_index, committed_offset, committed_leader_epoch"
@@ -357,10 +357,9 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -418,10 +417,9 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -484,10 +482,9 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -572,10 +569,9 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -661,10 +657,9 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -674,7 +669,7 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
 
 def _write_OffsetCommitRequest_v2_4(o: OffsetCommitRequest, out: bytearray) -> None:
     if o.group_instance_id is not None:
-        check_unsupported(o, "group_instance_id", 2)
+        check_unsupported(o, "group_instance_id", "2-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 2-4 cannot carry tagged fields")
     _f = ""
@@ -739,10 +734,9 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -752,7 +746,7 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
 
 def _write_OffsetCommitRequest_v5(o: OffsetCommitRequest, out: bytearray) -> None:
     if o.group_instance_id is not None:
-        check_unsupported(o, "group_instance_id", 5)
+        check_unsupported(o, "group_instance_id", "5")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 5 cannot carry tagged fields")
     _f = ""
@@ -815,10 +809,9 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -828,7 +821,7 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
 
 def _write_OffsetCommitRequest_v6(o: OffsetCommitRequest, out: bytearray) -> None:
     if o.group_instance_id is not None:
-        check_unsupported(o, "group_instance_id", 6)
+        check_unsupported(o, "group_instance_id", "6")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("OffsetCommitRequest version 6 cannot carry tagged fields")
     _f = ""
@@ -892,10 +885,9 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -985,10 +977,9 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1110,10 +1101,9 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1212,6 +1202,7 @@ OffsetCommitRequestPartition.FIELDS = (
 OffsetCommitRequestTopic._READERS = (None, None, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._WRITERS = (None, None, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._SIZERS = (None, None, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v10, )
+OffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitRequestTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1220,6 +1211,7 @@ OffsetCommitRequestTopic.FIELDS = (
 OffsetCommitRequest._READERS = (None, None, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5, _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10, )
 OffsetCommitRequest._WRITERS = (None, None, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5, _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10, )
 OffsetCommitRequest._SIZERS = (None, None, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v5, _size_OffsetCommitRequest_v6, _size_OffsetCommitRequest_v7, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v10, )
+OffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation_id_or_member_epoch", "generationIdOrMemberEpoch", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),

@@ -227,11 +227,11 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
 
 def _write_PartitionChangeRecord_v0(o: PartitionChangeRecord, out: bytearray) -> None:
     if o.directories is not None:
-        check_unsupported(o, "directories", 0)
+        check_unsupported(o, "directories", "0")
     if o.eligible_leader_replicas is not None:
-        check_unsupported(o, "eligible_leader_replicas", 0)
+        check_unsupported(o, "eligible_leader_replicas", "0")
     if o.last_known_elr is not None:
-        check_unsupported(o, "last_known_elr", 0)
+        check_unsupported(o, "last_known_elr", "0")
     _f = ""
     try:
         _f = "partition_id"
@@ -496,9 +496,9 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
 
 def _write_PartitionChangeRecord_v1(o: PartitionChangeRecord, out: bytearray) -> None:
     if o.eligible_leader_replicas is not None:
-        check_unsupported(o, "eligible_leader_replicas", 1)
+        check_unsupported(o, "eligible_leader_replicas", "1")
     if o.last_known_elr is not None:
-        check_unsupported(o, "last_known_elr", 1)
+        check_unsupported(o, "last_known_elr", "1")
     _f = ""
     try:
         _f = "partition_id"

@@ -130,7 +130,6 @@ class PartitionRecord(GeneratedStruct):
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = PartitionRecord.__new__(PartitionRecord)
-    o.directories = []
     o.eligible_leader_replicas = None
     o.last_known_elr = None
     o.leader_recovery_state = 0
@@ -219,11 +218,11 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
 
 def _write_PartitionRecord_v0(o: PartitionRecord, out: bytearray) -> None:
     if (o.directories is None or len(o.directories) != 0):
-        check_unsupported(o, "directories", 0)
+        check_unsupported(o, "directories", "0")
     if o.eligible_leader_replicas is not None:
-        check_unsupported(o, "eligible_leader_replicas", 0)
+        check_unsupported(o, "eligible_leader_replicas", "0")
     if o.last_known_elr is not None:
-        check_unsupported(o, "last_known_elr", 0)
+        check_unsupported(o, "last_known_elr", "0")
     _f = ""
     try:
         _f = "partition_id"
@@ -428,9 +427,9 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
 
 def _write_PartitionRecord_v1(o: PartitionRecord, out: bytearray) -> None:
     if o.eligible_leader_replicas is not None:
-        check_unsupported(o, "eligible_leader_replicas", 1)
+        check_unsupported(o, "eligible_leader_replicas", "1")
     if o.last_known_elr is not None:
-        check_unsupported(o, "last_known_elr", 1)
+        check_unsupported(o, "last_known_elr", "1")
     _f = ""
     try:
         _f = "partition_id"
@@ -853,6 +852,7 @@ def _size_PartitionRecord_v2(o: PartitionRecord) -> int:
 PartitionRecord._READERS = (_read_PartitionRecord_v0, _read_PartitionRecord_v1, _read_PartitionRecord_v2, )
 PartitionRecord._WRITERS = (_write_PartitionRecord_v0, _write_PartitionRecord_v1, _write_PartitionRecord_v2, )
 PartitionRecord._SIZERS = (_size_PartitionRecord_v0, _size_PartitionRecord_v1, _size_PartitionRecord_v2, )
+PartitionRecord._LAZY_DEFAULTS = {"replicas": list, "isr": list, "removing_replicas": list, "adding_replicas": list, "directories": list}
 PartitionRecord.FIELDS = (
     FieldInfo("partition_id", "partitionId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),
     FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),

@@ -488,9 +488,7 @@ def _size_LeaderIdAndEpoch_v10_13(o: LeaderIdAndEpoch) -> int:
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.log_start_offset = -1
-    o.record_errors = []
     o.error_message = None
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -505,7 +503,7 @@ def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[Partition
 
 def _write_PartitionProduceResponse_v3_4(o: PartitionProduceResponse, out: bytearray) -> None:
     if o.current_leader != LeaderIdAndEpoch():
-        check_unsupported(o, "current_leader", 3)
+        check_unsupported(o, "current_leader", "3-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 3-4 cannot carry tagged fields")
     _f = ""
@@ -525,9 +523,7 @@ def _size_PartitionProduceResponse_v3_4(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.record_errors = []
     o.error_message = None
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -542,7 +538,7 @@ def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[Partition
 
 def _write_PartitionProduceResponse_v5_7(o: PartitionProduceResponse, out: bytearray) -> None:
     if o.current_leader != LeaderIdAndEpoch():
-        check_unsupported(o, "current_leader", 5)
+        check_unsupported(o, "current_leader", "5-7")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 5-7 cannot carry tagged fields")
     _f = ""
@@ -562,7 +558,6 @@ def _size_PartitionProduceResponse_v5_7(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -575,10 +570,9 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         o.error_message, pos = _w.read_string(buf, pos)
@@ -590,7 +584,7 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
 
 def _write_PartitionProduceResponse_v8(o: PartitionProduceResponse, out: bytearray) -> None:
     if o.current_leader != LeaderIdAndEpoch():
-        check_unsupported(o, "current_leader", 8)
+        check_unsupported(o, "current_leader", "8")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("PartitionProduceResponse version 8 cannot carry tagged fields")
     _f = ""
@@ -628,7 +622,6 @@ def _size_PartitionProduceResponse_v8(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -641,10 +634,9 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
@@ -672,7 +664,7 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
 
 def _write_PartitionProduceResponse_v9(o: PartitionProduceResponse, out: bytearray) -> None:
     if o.current_leader != LeaderIdAndEpoch():
-        check_unsupported(o, "current_leader", 9)
+        check_unsupported(o, "current_leader", "9")
     _f = ""
     try:
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
@@ -721,7 +713,6 @@ def _size_PartitionProduceResponse_v9(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -734,10 +725,9 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
@@ -843,10 +833,9 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -904,10 +893,9 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -965,10 +953,9 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1031,10 +1018,9 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1124,10 +1110,9 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1212,10 +1197,9 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1363,7 +1347,6 @@ def _size_NodeEndpoint_v10_13(o: NodeEndpoint) -> int:
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1373,10 +1356,9 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1389,7 +1371,7 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
 
 def _write_ProduceResponse_v3_4(o: ProduceResponse, out: bytearray) -> None:
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
-        check_unsupported(o, "node_endpoints", 3)
+        check_unsupported(o, "node_endpoints", "3-4")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 3-4 cannot carry tagged fields")
     _f = ""
@@ -1424,7 +1406,6 @@ def _size_ProduceResponse_v3_4(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1434,10 +1415,9 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1450,7 +1430,7 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
 
 def _write_ProduceResponse_v5_7(o: ProduceResponse, out: bytearray) -> None:
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
-        check_unsupported(o, "node_endpoints", 5)
+        check_unsupported(o, "node_endpoints", "5-7")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 5-7 cannot carry tagged fields")
     _f = ""
@@ -1485,7 +1465,6 @@ def _size_ProduceResponse_v5_7(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1495,10 +1474,9 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1511,7 +1489,7 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
 
 def _write_ProduceResponse_v8(o: ProduceResponse, out: bytearray) -> None:
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
-        check_unsupported(o, "node_endpoints", 8)
+        check_unsupported(o, "node_endpoints", "8")
     if o.unknown_tagged_fields:
         raise UnsupportedVersionError("ProduceResponse version 8 cannot carry tagged fields")
     _f = ""
@@ -1546,7 +1524,6 @@ def _size_ProduceResponse_v8(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1556,10 +1533,9 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1583,7 +1559,7 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
 
 def _write_ProduceResponse_v9(o: ProduceResponse, out: bytearray) -> None:
     if (o.node_endpoints is None or len(o.node_endpoints) != 0):
-        check_unsupported(o, "node_endpoints", 9)
+        check_unsupported(o, "node_endpoints", "9")
     _f = ""
     try:
         _f = "responses[]"
@@ -1629,7 +1605,6 @@ def _size_ProduceResponse_v9(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1639,10 +1614,9 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1663,10 +1637,9 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
-                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_append(node_endpoints_item)
+                            node_endpoints_items.append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1752,7 +1725,6 @@ def _size_ProduceResponse_v10_12(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1762,10 +1734,9 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1786,10 +1757,9 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
-                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_append(node_endpoints_item)
+                            node_endpoints_items.append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1890,6 +1860,7 @@ LeaderIdAndEpoch.FIELDS = (
 PartitionProduceResponse._READERS = (None, None, None, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8, _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._WRITERS = (None, None, None, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8, _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._SIZERS = (None, None, None, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v8, _size_PartitionProduceResponse_v9, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, )
+PartitionProduceResponse._LAZY_DEFAULTS = {"record_errors": list, "current_leader": LeaderIdAndEpoch}
 PartitionProduceResponse.FIELDS = (
     FieldInfo("index", "index", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1903,6 +1874,7 @@ PartitionProduceResponse.FIELDS = (
 TopicProduceResponse._READERS = (None, None, None, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8, _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13, )
 TopicProduceResponse._WRITERS = (None, None, None, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8, _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13, )
 TopicProduceResponse._SIZERS = (None, None, None, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v8, _size_TopicProduceResponse_v9, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v13, )
+TopicProduceResponse._LAZY_DEFAULTS = {"partition_responses": list}
 TopicProduceResponse._MAP_KEYS = ("name", "topic_id", )
 TopicProduceResponse.FIELDS = (
     FieldInfo("name", "name", "string", (0, 12), (1, 0), (1, 0), None, True, '', map_key=True),
@@ -1922,6 +1894,7 @@ NodeEndpoint.FIELDS = (
 ProduceResponse._READERS = (None, None, None, _read_ProduceResponse_v3_4, _read_ProduceResponse_v3_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v13, )
 ProduceResponse._WRITERS = (None, None, None, _write_ProduceResponse_v3_4, _write_ProduceResponse_v3_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v13, )
 ProduceResponse._SIZERS = (None, None, None, _size_ProduceResponse_v3_4, _size_ProduceResponse_v3_4, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v8, _size_ProduceResponse_v9, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v13, )
+ProduceResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ProduceResponse.FIELDS = (
     FieldInfo("responses", "responses", "[]TopicProduceResponse", (0, 32767), (1, 0), (1, 0), None, False, (), TopicProduceResponse),
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),

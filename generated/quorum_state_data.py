@@ -207,7 +207,6 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             o.current_voters = None
         else:
             current_voters_items: list[Voter] = []
-            current_voters_append = current_voters_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             current_voters_end = pos + current_voters_n * 5
             current_voters_rows = buf[pos:current_voters_end]
@@ -216,12 +215,12 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
                     current_voters_item = Voter.__new__(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
-                    current_voters_append(current_voters_item)
+                    current_voters_items.append(current_voters_item)
                 pos = current_voters_end
             else:
                 for _i in range(current_voters_n):
                     current_voters_item, pos = _read_Voter_v0(buf, pos)
-                    current_voters_append(current_voters_item)
+                    current_voters_items.append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -242,7 +241,7 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
 
 def _write_QuorumStateData_v0(o: QuorumStateData, out: bytearray) -> None:
     if o.voted_directory_id != _UUID_0:
-        check_unsupported(o, "voted_directory_id", 0)
+        check_unsupported(o, "voted_directory_id", "0")
     _f = ""
     try:
         _f = "cluster_id"
@@ -300,7 +299,6 @@ def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     o = QuorumStateData.__new__(QuorumStateData)
     o.cluster_id = ''
     o.applied_offset = 0
-    o.current_voters = []
     _f = ""
     _i = 0
     try:
@@ -328,11 +326,11 @@ def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int
 
 def _write_QuorumStateData_v1(o: QuorumStateData, out: bytearray) -> None:
     if o.cluster_id != '':
-        check_unsupported(o, "cluster_id", 1)
+        check_unsupported(o, "cluster_id", "1")
     if o.applied_offset != 0:
-        check_unsupported(o, "applied_offset", 1)
+        check_unsupported(o, "applied_offset", "1")
     if (o.current_voters is None or len(o.current_voters) != 0):
-        check_unsupported(o, "current_voters", 1)
+        check_unsupported(o, "current_voters", "1")
     _f = ""
     try:
         _f = "leader_id, leader_epoch, voted_id"
@@ -369,6 +367,7 @@ Voter.FIELDS = (
 QuorumStateData._READERS = (_read_QuorumStateData_v0, _read_QuorumStateData_v1, )
 QuorumStateData._WRITERS = (_write_QuorumStateData_v0, _write_QuorumStateData_v1, )
 QuorumStateData._SIZERS = (_size_QuorumStateData_v0, _size_QuorumStateData_v1, )
+QuorumStateData._LAZY_DEFAULTS = {"current_voters": list}
 QuorumStateData.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (0, 0), (1, 0), (1, 0), None, False, ''),
     FieldInfo("leader_id", "leaderId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),
