@@ -95,10 +95,31 @@ def _schema_problems(raw: Any, source: str) -> list[Problem]:
     return problems
 
 
+# Real definitions nest JSON containers about a dozen deep; far deeper input is refused before
+# the schema check, whose validators recurse (and whose Rust helpers abort on a RecursionError).
+MAX_JSON_DEPTH = 100
+
+
+def _json_depth(value: Any) -> int:
+    """Nesting depth of JSON containers, computed without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            deepest = max(deepest, depth)
+            if deepest > MAX_JSON_DEPTH:
+                break
+            stack.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return deepest
+
+
 def load_text(text: str, source: str = "<string>") -> Message:
     """Parse and validate one definition given as text."""
     try:
-        raw = _without_nulls(jsonc.loads(text))
+        parsed = jsonc.loads(text)
+        if _json_depth(parsed) > MAX_JSON_DEPTH:
+            raise RecursionError
+        raw = _without_nulls(parsed)
         problems = _schema_problems(raw, source)
         if problems:
             raise DefinitionError(problems)

@@ -1,0 +1,198 @@
+"""Reports of a sweep (:func:`kwire.fuzz.sweep.sweep`): JSON, Markdown and one heatmap per message.
+
+The pictures need matplotlib (the ``report`` extra); it is imported only when drawing, with the
+Agg backend so no display is needed.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from .matrix import OUTCOMES
+
+# Colour-blind-friendly (Okabe-Ito) colours, in OUTCOMES order.
+COLORS = {"lossless": "#009E73", "lossy": "#E69F00", "refused": "#56B4E9", "failed": "#D55E00"}
+SHORT = {"lossless": "lossless", "lossy": "lossy", "refused": "refused", "failed": "FAIL"}
+
+
+def reproduce_command(result: dict[str, Any], message: str, index: int) -> str:
+    extra = f" --package {result['package']}" if result["package"] != "generated" else ""
+    extra += " --unknown-tags" if result["unknown_tags"] else ""
+    return f"kwire fuzz --messages {message} --seed {result['seed']} --start {index} --cases 1{extra}"
+
+
+def summary_rows(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per message: cells by outcome and everything that makes the sweep fail."""
+    rows = []
+    for name, message in result["messages"].items():
+        counts = dict.fromkeys(OUTCOMES, 0)
+        failed_cases = contradictions = unshown = 0
+        for cell in message["cells"].values():
+            counts[cell["outcome"]] += 1
+            failed_cases += cell["observed"]["failed"]
+            contradictions += len(cell["contradictions"])
+            unshown += sum(1 for d in cell["directed"].values() if not d["shown"])
+        low, high = message["versions"]
+        rows.append({"message": name, "versions": f"{low}-{high}", **counts, "failed_cases": failed_cases,
+                     "contradictions": contradictions, "unshown": unshown})
+    return rows
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """A plain-text table (for the terminal); the same columns as the Markdown one."""
+    headers = ["message", "versions", "lossless", "lossy", "refused", "failed", "failed_cases",
+               "contradictions", "unshown"]
+    widths = [max(len(h), *(len(str(r[h])) for r in rows)) if rows else len(h) for h in headers]
+    lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths))]
+    lines.append("  ".join("-" * w for w in widths))
+    for row in rows:
+        lines.append("  ".join(str(row[h]).ljust(w) for h, w in zip(headers, widths)))
+    return "\n".join(lines)
+
+
+def write_json(result: dict[str, Any], path: Path) -> None:
+    path.write_text(json.dumps(result, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
+def markdown(result: dict[str, Any], pictures: dict[str, str] | None = None) -> str:
+    summary = result["summary"]
+    out = [
+        "# kwire fuzz report",
+        "",
+        f"Package `{result['package']}`, seed {result['seed']}, cases {result['start']}.."
+        f"{result['start'] + result['cases'] - 1} per version"
+        f"{', unknown tagged fields kept across versions' if result['unknown_tags'] else ''}.",
+        "",
+        f"**{'PASSED' if summary['passed'] else 'FAILED'}**: {summary['cells']} cells, "
+        f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions with the "
+        f"static classification, {summary['unshown_fields']} fields static names but no directed search showed.",
+        "",
+        "A cell *from -> to* writes instances valid at *from* at version *to* and reads them back: "
+        "`lossless` all came back equal, `lossy` some came back different, `refused` some could not be "
+        "written at *to*, `FAIL` a codec bug. "
+        "The diagonal checks the round-trip properties.",
+        "",
+    ]
+    rows = summary_rows(result)
+    headers = list(rows[0]) if rows else []
+    out += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(str(r[h]) for h in headers) + " |" for r in rows]
+    failures = _failures(result)
+    if failures:
+        out += ["", "## Failing cases", ""]
+        out += [f"- {f}" for f in failures]
+    for name, message in result["messages"].items():
+        out += ["", f"## {name}", ""]
+        if pictures and name in pictures:
+            out += [f"![{name} cross-version matrix]({pictures[name]})", ""]
+        out += _matrix_table(message)
+        out += _cell_notes(message)
+    return "\n".join(out) + "\n"
+
+
+def _failures(result: dict[str, Any]) -> list[str]:
+    lines = []
+    for name, message in result["messages"].items():
+        for key, cell in message["cells"].items():
+            for failure in cell["observed"]["failures"]:
+                lines.append(f"`{name}` {key} case {failure['index']}: {'; '.join(failure['problems'])} "
+                             f"(reproduce: `{reproduce_command(result, name, failure['index'])}`)")
+            lines += [f"`{name}` {key}: contradiction: {c}" for c in cell["contradictions"]]
+            lines += [f"`{name}` {key}: {p} not shown: {d['detail']}"
+                      for p, d in cell["directed"].items() if not d["shown"]]
+    return lines
+
+
+def _versions(message: dict[str, Any]) -> list[int]:
+    low, high = message["versions"]
+    return list(range(low, high + 1))
+
+
+def _matrix_table(message: dict[str, Any]) -> list[str]:
+    versions = _versions(message)
+    lines = ["| from \\ to | " + " | ".join(f"v{v}" for v in versions) + " |",
+             "|---|" + "---|" * len(versions)]
+    for f in versions:
+        cells = [SHORT[message["cells"][f"{f}->{t}"]["outcome"]] for t in versions]
+        lines.append(f"| **v{f}** | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _cell_notes(message: dict[str, Any]) -> list[str]:
+    notes = []
+    for key, cell in message["cells"].items():
+        static = cell["static"]
+        if not static["losable"] and not static["refusing"]:
+            continue
+        parts = []
+        if static["losable"]:
+            lost = cell["observed"]["lost_fields"]
+            parts.append("loses " + ", ".join(f"`{p}`" + (f" ({lost[p]} cases)" if p in lost else "")
+                                              for p in static["losable"]))
+        if static["refusing"]:
+            parts.append("refuses " + ", ".join(f"`{r['path']}` ({r['reason']})" for r in static["refusing"]))
+        observed = cell["observed"]
+        seen = f"{observed['lossless']} lossless, {observed['lossy']} lossy, {observed['refused']} refused"
+        notes.append(f"- {key}: {'; '.join(parts)}. Seen: {seen}.")
+    return ([""] + notes) if notes else []
+
+
+def write_markdown(result: dict[str, Any], path: Path, pictures: dict[str, str] | None = None) -> None:
+    path.write_text(markdown(result, pictures), encoding="utf-8")
+
+
+def draw_matrix(message_name: str, message: dict[str, Any], path: Path) -> None:
+    """A versions x versions heatmap of one message's cells, coloured by outcome."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    versions = _versions(message)
+    n = len(versions)
+    grid = [[OUTCOMES.index(message["cells"][f"{f}->{t}"]["outcome"]) for t in versions] for f in versions]
+    size = max(3.6, 0.55 * n + 2.2)
+    fig, ax = plt.subplots(figsize=(size + 1.6, size))
+    ax.imshow(grid, cmap=ListedColormap([COLORS[o] for o in OUTCOMES]), vmin=-0.5, vmax=len(OUTCOMES) - 0.5)
+    labels = {"lossless": "=", "lossy": "L", "refused": "R", "failed": "!"} if n > 6 else SHORT
+    for i, f in enumerate(versions):
+        for j, t in enumerate(versions):
+            outcome = message["cells"][f"{f}->{t}"]["outcome"]
+            ax.text(j, i, labels[outcome], ha="center", va="center", fontsize=9 if n <= 6 else 7,
+                    color="white" if outcome in ("failed",) else "black")
+    ax.set_xticks(range(n), [str(v) for v in versions])
+    ax.set_yticks(range(n), [str(v) for v in versions])
+    ax.set_xlabel("written and read back at version (to)")
+    ax.set_ylabel("instance valid at version (from)")
+    ax.set_title(message_name)
+    ax.set_xticks([x - 0.5 for x in range(1, n)], minor=True)
+    ax.set_yticks([y - 0.5 for y in range(1, n)], minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.5)
+    ax.tick_params(which="minor", length=0)
+    handles = [Patch(color=COLORS[o], label=o) for o in OUTCOMES]
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def picture_name(message_name: str) -> str:
+    return f"{message_name}.png"
+
+
+def write_report(result: dict[str, Any], directory: Path) -> list[Path]:
+    """report.json, report.md and one PNG per message in ``directory``; returns what was written."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    pictures = {}
+    for name, message in result["messages"].items():
+        target = directory / picture_name(name)
+        draw_matrix(name, message, target)
+        pictures[name] = target.name
+        written.append(target)
+    write_json(result, directory / "report.json")
+    write_markdown(result, directory / "report.md", pictures)
+    return [directory / "report.json", directory / "report.md", *written]
