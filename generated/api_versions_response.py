@@ -466,7 +466,9 @@ def _size_FinalizedFeatureKey_v3_4(o: FinalizedFeatureKey) -> int:
 def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
     o.throttle_time_ms = 0
+    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
+    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
@@ -480,6 +482,7 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -488,12 +491,12 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
             o.api_keys = api_keys_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -536,7 +539,9 @@ def _size_ApiVersionsResponse_v0(o: ApiVersionsResponse) -> int:
 
 def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
+    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
@@ -550,6 +555,7 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -558,12 +564,12 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
             o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -611,7 +617,9 @@ def _size_ApiVersionsResponse_v1_2(o: ApiVersionsResponse) -> int:
 
 def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
+    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
@@ -625,6 +633,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_append = api_keys_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 7
             api_keys_rows = buf[pos:api_keys_end]
@@ -633,12 +642,12 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)
-                    api_keys_items.append(api_keys_item)
+                    api_keys_append(api_keys_item)
             o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -659,9 +668,10 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
                     else:
                         supported_features_items: list[SupportedFeatureKey] = KeyedList()
+                        supported_features_append = supported_features_items.append
                         for _i in range(supported_features_n):
                             supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
-                            supported_features_items.append(supported_features_item)
+                            supported_features_append(supported_features_item)
                         o.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -678,9 +688,10 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
                     else:
                         finalized_features_items: list[FinalizedFeatureKey] = KeyedList()
+                        finalized_features_append = finalized_features_items.append
                         for _i in range(finalized_features_n):
                             finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
-                            finalized_features_items.append(finalized_features_item)
+                            finalized_features_append(finalized_features_item)
                         o.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -848,7 +859,6 @@ FinalizedFeatureKey.FIELDS = (
 ApiVersionsResponse._READERS = (_read_ApiVersionsResponse_v0, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v3_4, _read_ApiVersionsResponse_v3_4, )
 ApiVersionsResponse._WRITERS = (_write_ApiVersionsResponse_v0, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v3_4, _write_ApiVersionsResponse_v3_4, )
 ApiVersionsResponse._SIZERS = (_size_ApiVersionsResponse_v0, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v3_4, _size_ApiVersionsResponse_v3_4, )
-ApiVersionsResponse._LAZY_DEFAULTS = {"api_keys": KeyedList, "supported_features": KeyedList, "finalized_features": KeyedList}
 ApiVersionsResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("api_keys", "apiKeys", "[]ApiVersion", (0, 32767), (1, 0), (1, 0), None, False, (), ApiVersion),

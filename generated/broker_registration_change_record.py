@@ -86,6 +86,7 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
 def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.in_controlled_shutdown = 0
+    o.log_dirs = []
     o.fenced = 0
     _f = ""
     _i = 0
@@ -159,6 +160,7 @@ def _size_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord) -
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
+    o.log_dirs = []
     o.fenced = 0
     o.in_controlled_shutdown = 0
     _f = ""
@@ -249,6 +251,7 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.fenced = 0
     o.in_controlled_shutdown = 0
+    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -372,7 +375,6 @@ def _size_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord) -
 BrokerRegistrationChangeRecord._READERS = (_read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1, _read_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._WRITERS = (_write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1, _write_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._SIZERS = (_size_BrokerRegistrationChangeRecord_v0, _size_BrokerRegistrationChangeRecord_v1, _size_BrokerRegistrationChangeRecord_v2, )
-BrokerRegistrationChangeRecord._LAZY_DEFAULTS = {"log_dirs": list}
 BrokerRegistrationChangeRecord.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),

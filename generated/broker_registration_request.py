@@ -370,7 +370,9 @@ def _size_Feature_v0_5(o: Feature) -> int:
 def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.is_migrating_zk_broker = False
+    o.log_dirs = []
     o.previous_broker_epoch = -1
+    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -392,9 +394,10 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -402,9 +405,10 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -515,7 +519,9 @@ def _size_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    o.log_dirs = []
     o.previous_broker_epoch = -1
+    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -537,9 +543,10 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -547,9 +554,10 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -664,6 +672,7 @@ def _size_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest) -> int:
 def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.previous_broker_epoch = -1
+    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -685,9 +694,10 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -695,9 +705,10 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -839,6 +850,7 @@ def _size_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -860,9 +872,10 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -870,9 +883,10 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -1019,6 +1033,7 @@ def _size_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -1040,9 +1055,10 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -1050,9 +1066,10 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -1257,7 +1274,6 @@ Feature.FIELDS = (
 BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._SIZERS = (_size_BrokerRegistrationRequest_v0, _size_BrokerRegistrationRequest_v1, _size_BrokerRegistrationRequest_v2, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v5, )
-BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("cluster_id", "clusterId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

@@ -202,9 +202,10 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
             raise DecodeError("non-nullable field entity was null", offset=pos)
         else:
             entity_items: list[EntityData] = []
+            entity_append = entity_items.append
             for _i in range(entity_n):
                 entity_item, pos = _read_EntityData_v0(buf, pos)
-                entity_items.append(entity_item)
+                entity_append(entity_item)
             o.entity = entity_items
         _f = "key"
         key_end = pos + buf[pos]
@@ -297,7 +298,6 @@ EntityData.FIELDS = (
 ClientQuotaRecord._READERS = (_read_ClientQuotaRecord_v0, )
 ClientQuotaRecord._WRITERS = (_write_ClientQuotaRecord_v0, )
 ClientQuotaRecord._SIZERS = (_size_ClientQuotaRecord_v0, )
-ClientQuotaRecord._LAZY_DEFAULTS = {"entity": list}
 ClientQuotaRecord.FIELDS = (
     FieldInfo("entity", "entity", "[]EntityData", (0, 32767), (1, 0), (1, 0), None, False, (), EntityData),
     FieldInfo("key", "key", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

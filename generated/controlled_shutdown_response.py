@@ -231,9 +231,10 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
             remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_append = remaining_partitions_items.append
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
-                remaining_partitions_items.append(remaining_partitions_item)
+                remaining_partitions_append(remaining_partitions_item)
             o.remaining_partitions = remaining_partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -288,9 +289,10 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
             remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_append = remaining_partitions_items.append
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
-                remaining_partitions_items.append(remaining_partitions_item)
+                remaining_partitions_append(remaining_partitions_item)
             o.remaining_partitions = remaining_partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -364,7 +366,6 @@ RemainingPartition.FIELDS = (
 ControlledShutdownResponse._READERS = (_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3, )
 ControlledShutdownResponse._WRITERS = (_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3, )
 ControlledShutdownResponse._SIZERS = (_size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v3, )
-ControlledShutdownResponse._LAZY_DEFAULTS = {"remaining_partitions": KeyedList}
 ControlledShutdownResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("remaining_partitions", "remainingPartitions", "[]RemainingPartition", (0, 32767), (1, 0), (1, 0), None, False, (), RemainingPartition),

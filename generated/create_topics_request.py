@@ -477,9 +477,10 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         _f = "configs[]"
         configs_n, pos = _w.read_count(buf, pos, False)
@@ -487,9 +488,10 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
             configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
-                configs_items.append(configs_item)
+                configs_append(configs_item)
             o.configs = configs_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -571,9 +573,10 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         _f = "configs[]"
         configs_n, pos = _w.read_count(buf, pos, True)
@@ -581,9 +584,10 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
             configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
-                configs_items.append(configs_item)
+                configs_append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -686,9 +690,10 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
@@ -743,9 +748,10 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
@@ -814,7 +820,6 @@ def _size_CreateTopicsRequest_v5_7(o: CreateTopicsRequest) -> int:
 CreatableReplicaAssignment._READERS = (None, None, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, )
 CreatableReplicaAssignment._WRITERS = (None, None, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, )
 CreatableReplicaAssignment._SIZERS = (None, None, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7, )
-CreatableReplicaAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatableReplicaAssignment._MAP_KEYS = ("partition_index", )
 CreatableReplicaAssignment.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0, map_key=True),
@@ -831,7 +836,6 @@ CreatableTopicConfig.FIELDS = (
 CreatableTopic._READERS = (None, None, _read_CreatableTopic_v2_4, _read_CreatableTopic_v2_4, _read_CreatableTopic_v2_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, )
 CreatableTopic._WRITERS = (None, None, _write_CreatableTopic_v2_4, _write_CreatableTopic_v2_4, _write_CreatableTopic_v2_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, )
 CreatableTopic._SIZERS = (None, None, _size_CreatableTopic_v2_4, _size_CreatableTopic_v2_4, _size_CreatableTopic_v2_4, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7, )
-CreatableTopic._LAZY_DEFAULTS = {"assignments": KeyedList, "configs": KeyedList}
 CreatableTopic._MAP_KEYS = ("name", )
 CreatableTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, '', map_key=True),
@@ -843,7 +847,6 @@ CreatableTopic.FIELDS = (
 CreateTopicsRequest._READERS = (None, None, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, )
 CreateTopicsRequest._WRITERS = (None, None, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, )
 CreateTopicsRequest._SIZERS = (None, None, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7, )
-CreateTopicsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]CreatableTopic", (0, 32767), (1, 0), (1, 0), None, False, (), CreatableTopic),
     FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 60000),

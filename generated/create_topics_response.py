@@ -287,6 +287,7 @@ def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopi
     o.topic_config_error_code = 0
     o.num_partitions = -1
     o.replication_factor = -1
+    o.configs = []
     _f = ""
     _i = 0
     try:
@@ -362,9 +363,10 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
             o.configs = None
         else:
             configs_items: list[CreatableTopicConfigs] = []
+            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_items.append(configs_item)
+                configs_append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -494,9 +496,10 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
             o.configs = None
         else:
             configs_items: list[CreatableTopicConfigs] = []
+            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_items.append(configs_item)
+                configs_append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -609,9 +612,10 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -666,9 +670,10 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -745,9 +750,10 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -823,7 +829,6 @@ CreatableTopicConfigs.FIELDS = (
 CreatableTopicResult._READERS = (None, None, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v7, )
 CreatableTopicResult._WRITERS = (None, None, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v7, )
 CreatableTopicResult._SIZERS = (None, None, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v7, )
-CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name", )
 CreatableTopicResult.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, '', map_key=True),
@@ -838,7 +843,6 @@ CreatableTopicResult.FIELDS = (
 CreateTopicsResponse._READERS = (None, None, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v7, )
 CreateTopicsResponse._WRITERS = (None, None, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v7, )
 CreateTopicsResponse._SIZERS = (None, None, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v7, )
-CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]CreatableTopicResult", (0, 32767), (1, 0), (1, 0), None, False, (), CreatableTopicResult),

@@ -228,7 +228,6 @@ def _size_DelegationTokenRecord_v0(o: DelegationTokenRecord) -> int:
 DelegationTokenRecord._READERS = (_read_DelegationTokenRecord_v0, )
 DelegationTokenRecord._WRITERS = (_write_DelegationTokenRecord_v0, )
 DelegationTokenRecord._SIZERS = (_size_DelegationTokenRecord_v0, )
-DelegationTokenRecord._LAZY_DEFAULTS = {"renewers": list}
 DelegationTokenRecord.FIELDS = (
     FieldInfo("owner", "owner", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("requester", "requester", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

@@ -211,6 +211,7 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 5
             partitions_rows = buf[pos:partitions_end]
@@ -219,12 +220,12 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                     partitions_item = PartitionData.__new__(PartitionData)
                     partitions_item.partition_index, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_PartitionData_v0_2(buf, pos)
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -306,9 +307,10 @@ def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuor
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v0_2(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -378,7 +380,6 @@ PartitionData.FIELDS = (
 TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2, )
 TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2, )
 TopicData._SIZERS = (_size_TopicData_v0_2, _size_TopicData_v0_2, _size_TopicData_v0_2, )
-TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (
     FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
@@ -386,7 +387,6 @@ TopicData.FIELDS = (
 DescribeQuorumRequest._READERS = (_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, )
 DescribeQuorumRequest._WRITERS = (_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, )
 DescribeQuorumRequest._SIZERS = (_size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2, )
-DescribeQuorumRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeQuorumRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]TopicData", (0, 32767), (1, 0), (1, 0), None, False, (), TopicData),
 )

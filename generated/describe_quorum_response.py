@@ -541,9 +541,10 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v0(buf, pos)
-                current_voters_items.append(current_voters_item)
+                current_voters_append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
         observers_n, pos = _w.read_count(buf, pos, True)
@@ -551,9 +552,10 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v0(buf, pos)
-                observers_items.append(observers_item)
+                observers_append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -650,9 +652,10 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v1(buf, pos)
-                current_voters_items.append(current_voters_item)
+                current_voters_append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
         observers_n, pos = _w.read_count(buf, pos, True)
@@ -660,9 +663,10 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v1(buf, pos)
-                observers_items.append(observers_item)
+                observers_append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -768,9 +772,10 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
+            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v2(buf, pos)
-                current_voters_items.append(current_voters_item)
+                current_voters_append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
         observers_n, pos = _w.read_count(buf, pos, True)
@@ -778,9 +783,10 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
+            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v2(buf, pos)
-                observers_items.append(observers_item)
+                observers_append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -885,9 +891,10 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -976,9 +983,10 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1067,9 +1075,10 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v2(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1238,9 +1247,10 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
+            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v2(buf, pos)
-                listeners_items.append(listeners_item)
+                listeners_append(listeners_item)
             o.listeners = listeners_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1306,6 +1316,7 @@ def _size_Node_v2(o: Node) -> int:
 def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
+    o.nodes = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1318,9 +1329,10 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1388,6 +1400,7 @@ def _size_DescribeQuorumResponse_v0(o: DescribeQuorumResponse) -> int:
 def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
+    o.nodes = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1400,9 +1413,10 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1488,9 +1502,10 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v2(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "nodes[]"
         nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1498,9 +1513,10 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             raise DecodeError("non-nullable field nodes was null", offset=pos)
         else:
             nodes_items: list[Node] = KeyedList()
+            nodes_append = nodes_items.append
             for _i in range(nodes_n):
                 nodes_item, pos = _read_Node_v2(buf, pos)
-                nodes_items.append(nodes_item)
+                nodes_append(nodes_item)
             o.nodes = nodes_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1598,7 +1614,6 @@ ReplicaState.FIELDS = (
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2, )
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2, )
 PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1, _size_PartitionData_v2, )
-PartitionData._LAZY_DEFAULTS = {"current_voters": list, "observers": list}
 PartitionData.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1612,7 +1627,6 @@ PartitionData.FIELDS = (
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2, )
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2, )
 TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2, )
-TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (
     FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
@@ -1629,7 +1643,6 @@ Listener.FIELDS = (
 Node._READERS = (None, None, _read_Node_v2, )
 Node._WRITERS = (None, None, _write_Node_v2, )
 Node._SIZERS = (None, None, _size_Node_v2, )
-Node._LAZY_DEFAULTS = {"listeners": KeyedList}
 Node._MAP_KEYS = ("node_id", )
 Node.FIELDS = (
     FieldInfo("node_id", "nodeId", "int32", (2, 32767), (1, 0), (1, 0), None, False, 0, map_key=True),
@@ -1638,7 +1651,6 @@ Node.FIELDS = (
 DescribeQuorumResponse._READERS = (_read_DescribeQuorumResponse_v0, _read_DescribeQuorumResponse_v1, _read_DescribeQuorumResponse_v2, )
 DescribeQuorumResponse._WRITERS = (_write_DescribeQuorumResponse_v0, _write_DescribeQuorumResponse_v1, _write_DescribeQuorumResponse_v2, )
 DescribeQuorumResponse._SIZERS = (_size_DescribeQuorumResponse_v0, _size_DescribeQuorumResponse_v1, _size_DescribeQuorumResponse_v2, )
-DescribeQuorumResponse._LAZY_DEFAULTS = {"topics": list, "nodes": KeyedList}
 DescribeQuorumResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_message", "errorMessage", "string", (2, 32767), (2, 32767), (1, 0), None, True, ''),

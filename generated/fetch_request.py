@@ -731,9 +731,10 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v4(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -791,9 +792,10 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -851,9 +853,10 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -916,9 +919,10 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1003,9 +1007,10 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1083,9 +1088,10 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v17(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1163,9 +1169,10 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v18(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1456,8 +1463,10 @@ def _size_ForgottenTopic_v13_18(o: ForgottenTopic) -> int:
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
+    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1471,9 +1480,10 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1521,8 +1531,10 @@ def _size_FetchRequest_v4(o: FetchRequest) -> int:
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
+    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1536,9 +1548,10 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1586,6 +1599,7 @@ def _size_FetchRequest_v5_6(o: FetchRequest) -> int:
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1599,9 +1613,10 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1609,9 +1624,10 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1672,6 +1688,7 @@ def _size_FetchRequest_v7_8(o: FetchRequest) -> int:
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
@@ -1685,9 +1702,10 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1695,9 +1713,10 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1758,6 +1777,7 @@ def _size_FetchRequest_v9_10(o: FetchRequest) -> int:
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -1770,9 +1790,10 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
@@ -1780,9 +1801,10 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         o.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -1849,6 +1871,7 @@ def _size_FetchRequest_v11(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
+    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
@@ -1862,9 +1885,10 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v12(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -1872,9 +1896,10 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -1999,6 +2024,7 @@ def _size_FetchRequest_v12(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
+    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
@@ -2012,9 +2038,10 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2022,9 +2049,10 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2151,6 +2179,7 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2163,9 +2192,10 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2173,9 +2203,10 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2319,6 +2350,7 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2331,9 +2363,10 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v17(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2341,9 +2374,10 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2487,6 +2521,7 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
+    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
     try:
@@ -2499,9 +2534,10 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v18(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
@@ -2509,9 +2545,10 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
+            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_items.append(forgotten_topics_data_item)
+                forgotten_topics_data_append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2674,7 +2711,6 @@ FetchPartition.FIELDS = (
 FetchTopic._READERS = (None, None, None, None, _read_FetchTopic_v4, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17, _read_FetchTopic_v18, )
 FetchTopic._WRITERS = (None, None, None, None, _write_FetchTopic_v4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18, )
 FetchTopic._SIZERS = (None, None, None, None, _size_FetchTopic_v4, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v12, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v17, _size_FetchTopic_v18, )
-FetchTopic._LAZY_DEFAULTS = {"partitions": list}
 FetchTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2683,7 +2719,6 @@ FetchTopic.FIELDS = (
 ForgottenTopic._READERS = (None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, )
 ForgottenTopic._WRITERS = (None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, )
 ForgottenTopic._SIZERS = (None, None, None, None, None, None, None, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v12, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, )
-ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (7, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2692,7 +2727,6 @@ ForgottenTopic.FIELDS = (
 FetchRequest._READERS = (None, None, None, None, _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8, _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11, _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16, _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18, )
 FetchRequest._WRITERS = (None, None, None, None, _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8, _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11, _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16, _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18, )
 FetchRequest._SIZERS = (None, None, None, None, _size_FetchRequest_v4, _size_FetchRequest_v5_6, _size_FetchRequest_v5_6, _size_FetchRequest_v7_8, _size_FetchRequest_v7_8, _size_FetchRequest_v9_10, _size_FetchRequest_v9_10, _size_FetchRequest_v11, _size_FetchRequest_v12, _size_FetchRequest_v13_14, _size_FetchRequest_v13_14, _size_FetchRequest_v15_16, _size_FetchRequest_v15_16, _size_FetchRequest_v17, _size_FetchRequest_v18, )
-FetchRequest._LAZY_DEFAULTS = {"replica_state": ReplicaState, "topics": list, "forgotten_topics_data": list}
 FetchRequest.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (12, 32767), (12, 32767), (12, 32767), 0, True, None),
     FieldInfo("replica_id", "replicaId", "int32", (0, 14), (1, 0), (1, 0), None, False, -1),

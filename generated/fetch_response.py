@@ -698,6 +698,9 @@ def _size_AbortedTransaction_v12_18(o: AbortedTransaction) -> int:
 def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
     o.log_start_offset = -1
+    o.diverging_epoch = EpochEndOffset()
+    o.current_leader = LeaderIdAndEpoch()
+    o.snapshot_id = SnapshotId()
     o.preferred_read_replica = -1
     _f = ""
     _i = 0
@@ -711,6 +714,7 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -719,12 +723,12 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
         records_n, pos = _w.read_length(buf, pos, False)
@@ -785,6 +789,9 @@ def _size_PartitionData_v4(o: PartitionData) -> int:
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
+    o.diverging_epoch = EpochEndOffset()
+    o.current_leader = LeaderIdAndEpoch()
+    o.snapshot_id = SnapshotId()
     o.preferred_read_replica = -1
     _f = ""
     _i = 0
@@ -798,6 +805,7 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -806,12 +814,12 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
         records_n, pos = _w.read_length(buf, pos, False)
@@ -872,6 +880,9 @@ def _size_PartitionData_v5_10(o: PartitionData) -> int:
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
+    o.diverging_epoch = EpochEndOffset()
+    o.current_leader = LeaderIdAndEpoch()
+    o.snapshot_id = SnapshotId()
     _f = ""
     _i = 0
     try:
@@ -884,6 +895,7 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -892,12 +904,12 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -961,6 +973,9 @@ def _size_PartitionData_v11(o: PartitionData) -> int:
 
 def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
+    o.diverging_epoch = EpochEndOffset()
+    o.current_leader = LeaderIdAndEpoch()
+    o.snapshot_id = SnapshotId()
     _f = ""
     _i = 0
     try:
@@ -973,6 +988,7 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
+            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 17
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -981,12 +997,12 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                    aborted_transactions_items.append(aborted_transactions_item)
+                    aborted_transactions_append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -1131,9 +1147,10 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v4(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1191,9 +1208,10 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v5_10(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1251,9 +1269,10 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v11(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1316,9 +1335,10 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1403,9 +1423,10 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1555,6 +1576,7 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1567,9 +1589,10 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v4(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1618,6 +1641,7 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1630,9 +1654,10 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1679,6 +1704,7 @@ def _size_FetchResponse_v5_6(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1691,9 +1717,10 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1738,6 +1765,7 @@ def _size_FetchResponse_v7_10(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1750,9 +1778,10 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v11(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1797,6 +1826,7 @@ def _size_FetchResponse_v11(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1809,9 +1839,10 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v12(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1878,6 +1909,7 @@ def _size_FetchResponse_v12(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1890,9 +1922,10 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1959,6 +1992,7 @@ def _size_FetchResponse_v13_15(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1971,9 +2005,10 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1991,9 +2026,10 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v16_18(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
+                            node_endpoints_append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -2108,7 +2144,6 @@ AbortedTransaction.FIELDS = (
 PartitionData._READERS = (None, None, None, None, _read_PartitionData_v4, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v11, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, )
 PartitionData._WRITERS = (None, None, None, None, _write_PartitionData_v4, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v11, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, )
 PartitionData._SIZERS = (None, None, None, None, _size_PartitionData_v4, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v11, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, )
-PartitionData._LAZY_DEFAULTS = {"diverging_epoch": EpochEndOffset, "current_leader": LeaderIdAndEpoch, "snapshot_id": SnapshotId, "aborted_transactions": list}
 PartitionData.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2125,7 +2160,6 @@ PartitionData.FIELDS = (
 FetchableTopicResponse._READERS = (None, None, None, None, _read_FetchableTopicResponse_v4, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v11, _read_FetchableTopicResponse_v12, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, )
 FetchableTopicResponse._WRITERS = (None, None, None, None, _write_FetchableTopicResponse_v4, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v11, _write_FetchableTopicResponse_v12, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, )
 FetchableTopicResponse._SIZERS = (None, None, None, None, _size_FetchableTopicResponse_v4, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v11, _size_FetchableTopicResponse_v12, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, )
-FetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 FetchableTopicResponse.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2144,7 +2178,6 @@ NodeEndpoint.FIELDS = (
 FetchResponse._READERS = (None, None, None, None, _read_FetchResponse_v4, _read_FetchResponse_v5_6, _read_FetchResponse_v5_6, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v11, _read_FetchResponse_v12, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, )
 FetchResponse._WRITERS = (None, None, None, None, _write_FetchResponse_v4, _write_FetchResponse_v5_6, _write_FetchResponse_v5_6, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v11, _write_FetchResponse_v12, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, )
 FetchResponse._SIZERS = (None, None, None, None, _size_FetchResponse_v4, _size_FetchResponse_v5_6, _size_FetchResponse_v5_6, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v11, _size_FetchResponse_v12, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18, )
-FetchResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
 FetchResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (7, 32767), (1, 0), (1, 0), None, True, 0),

@@ -74,6 +74,7 @@ class FindCoordinatorRequest(GeneratedStruct):
 def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.key_type = 0
+    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -112,6 +113,7 @@ def _size_FindCoordinatorRequest_v0(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -153,6 +155,7 @@ def _size_FindCoordinatorRequest_v1_2(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
+    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -309,7 +312,6 @@ def _size_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest) -> int:
 FindCoordinatorRequest._READERS = (_read_FindCoordinatorRequest_v0, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v3, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._WRITERS = (_write_FindCoordinatorRequest_v0, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v3, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._SIZERS = (_size_FindCoordinatorRequest_v0, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v3, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, )
-FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (
     FieldInfo("key", "key", "string", (0, 3), (1, 0), (1, 0), None, False, ''),
     FieldInfo("key_type", "keyType", "int8", (1, 32767), (1, 0), (1, 0), None, False, 0),

@@ -261,6 +261,7 @@ def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordina
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.throttle_time_ms = 0
     o.error_message = ''
+    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -307,6 +308,7 @@ def _size_FindCoordinatorResponse_v0(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -363,6 +365,7 @@ def _size_FindCoordinatorResponse_v1_2(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -469,9 +472,10 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
         else:
             coordinators_items: list[Coordinator] = []
+            coordinators_append = coordinators_items.append
             for _i in range(coordinators_n):
                 coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
-                coordinators_items.append(coordinators_item)
+                coordinators_append(coordinators_item)
             o.coordinators = coordinators_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -556,7 +560,6 @@ Coordinator.FIELDS = (
 FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._SIZERS = (_size_FindCoordinatorResponse_v0, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v3, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, )
-FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 3), (1, 0), (1, 0), None, False, 0),

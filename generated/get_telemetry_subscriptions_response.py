@@ -237,7 +237,6 @@ def _size_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsRespo
 GetTelemetrySubscriptionsResponse._READERS = (_read_GetTelemetrySubscriptionsResponse_v0, )
 GetTelemetrySubscriptionsResponse._WRITERS = (_write_GetTelemetrySubscriptionsResponse_v0, )
 GetTelemetrySubscriptionsResponse._SIZERS = (_size_GetTelemetrySubscriptionsResponse_v0, )
-GetTelemetrySubscriptionsResponse._LAZY_DEFAULTS = {"accepted_compression_types": list, "requested_metrics": list}
 GetTelemetrySubscriptionsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -518,9 +518,10 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v0(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -593,9 +594,10 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -670,9 +672,10 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -749,9 +752,10 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v3(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -843,9 +847,10 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v4(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -942,7 +947,6 @@ MemberMetadata.FIELDS = (
 GroupMetadataValue._READERS = (_read_GroupMetadataValue_v0, _read_GroupMetadataValue_v1, _read_GroupMetadataValue_v2, _read_GroupMetadataValue_v3, _read_GroupMetadataValue_v4, )
 GroupMetadataValue._WRITERS = (_write_GroupMetadataValue_v0, _write_GroupMetadataValue_v1, _write_GroupMetadataValue_v2, _write_GroupMetadataValue_v3, _write_GroupMetadataValue_v4, )
 GroupMetadataValue._SIZERS = (_size_GroupMetadataValue_v0, _size_GroupMetadataValue_v1, _size_GroupMetadataValue_v2, _size_GroupMetadataValue_v3, _size_GroupMetadataValue_v4, )
-GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (
     FieldInfo("protocol_type", "protocolType", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation", "generation", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -274,9 +274,10 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
+                protocols_append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -356,9 +357,10 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
+                protocols_append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -439,9 +441,10 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_items.append(protocols_item)
+                protocols_append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -543,9 +546,10 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_items.append(protocols_item)
+                protocols_append(protocols_item)
             o.protocols = protocols_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -683,9 +687,10 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_items.append(protocols_item)
+                protocols_append(protocols_item)
             o.protocols = protocols_items
         _f = "reason"
         reason_end = pos + buf[pos]
@@ -802,7 +807,6 @@ JoinGroupRequestProtocol.FIELDS = (
 JoinGroupRequest._READERS = (_read_JoinGroupRequest_v0, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v5, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v8_9, _read_JoinGroupRequest_v8_9, )
 JoinGroupRequest._WRITERS = (_write_JoinGroupRequest_v0, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v5, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v8_9, _write_JoinGroupRequest_v8_9, )
 JoinGroupRequest._SIZERS = (_size_JoinGroupRequest_v0, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v5, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v8_9, _size_JoinGroupRequest_v8_9, )
-JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("session_timeout_ms", "sessionTimeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -343,9 +343,10 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -425,9 +426,10 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -507,9 +509,10 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -604,9 +607,10 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -744,9 +748,10 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -882,9 +887,10 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -986,7 +992,6 @@ JoinGroupResponseMember.FIELDS = (
 JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9, )
 JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9, )
 JoinGroupResponse._SIZERS = (_size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v5, _size_JoinGroupResponse_v6, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v9, )
-JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -244,9 +244,10 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
+            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_items.append(voters_item)
+                voters_append(voters_item)
             o.voters = voters_items
         _f = "granting_voters[]"
         granting_voters_n, pos = _w.read_count(buf, pos, True)
@@ -254,9 +255,10 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
             granting_voters_items: list[Voter] = []
+            granting_voters_append = granting_voters_items.append
             for _i in range(granting_voters_n):
                 granting_voters_item, pos = _read_Voter_v0(buf, pos)
-                granting_voters_items.append(granting_voters_item)
+                granting_voters_append(granting_voters_item)
             o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -352,9 +354,10 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
+            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v1(buf, pos)
-                voters_items.append(voters_item)
+                voters_append(voters_item)
             o.voters = voters_items
         _f = "granting_voters[]"
         granting_voters_n, pos = _w.read_count(buf, pos, True)
@@ -362,9 +365,10 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
             granting_voters_items: list[Voter] = []
+            granting_voters_append = granting_voters_items.append
             for _i in range(granting_voters_n):
                 granting_voters_item, pos = _read_Voter_v1(buf, pos)
-                granting_voters_items.append(granting_voters_item)
+                granting_voters_append(granting_voters_item)
             o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -456,7 +460,6 @@ Voter.FIELDS = (
 LeaderChangeMessage._READERS = (_read_LeaderChangeMessage_v0, _read_LeaderChangeMessage_v1, )
 LeaderChangeMessage._WRITERS = (_write_LeaderChangeMessage_v0, _write_LeaderChangeMessage_v1, )
 LeaderChangeMessage._SIZERS = (_size_LeaderChangeMessage_v0, _size_LeaderChangeMessage_v1, )
-LeaderChangeMessage._LAZY_DEFAULTS = {"voters": list, "granting_voters": list}
 LeaderChangeMessage.FIELDS = (
     FieldInfo("version", "version", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("leader_id", "leaderId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

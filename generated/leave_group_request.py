@@ -314,6 +314,7 @@ def _size_MemberIdentity_v5(o: MemberIdentity) -> int:
 
 def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
     o = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    o.members = []
     _f = ""
     _i = 0
     try:
@@ -369,9 +370,10 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v3(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -436,9 +438,10 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v4(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -530,9 +533,10 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v5(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -616,7 +620,6 @@ MemberIdentity.FIELDS = (
 LeaveGroupRequest._READERS = (_read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v3, _read_LeaveGroupRequest_v4, _read_LeaveGroupRequest_v5, )
 LeaveGroupRequest._WRITERS = (_write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v3, _write_LeaveGroupRequest_v4, _write_LeaveGroupRequest_v5, )
 LeaveGroupRequest._SIZERS = (_size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v3, _size_LeaveGroupRequest_v4, _size_LeaveGroupRequest_v5, )
-LeaveGroupRequest._LAZY_DEFAULTS = {"members": list}
 LeaveGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("member_id", "memberId", "string", (0, 2), (1, 0), (1, 0), None, False, ''),

@@ -245,6 +245,7 @@ def _size_MemberResponse_v4_5(o: MemberResponse) -> int:
 def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     o.throttle_time_ms = 0
+    o.members = []
     _f = ""
     _i = 0
     try:
@@ -279,6 +280,7 @@ def _size_LeaveGroupResponse_v0(o: LeaveGroupResponse) -> int:
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    o.members = []
     _f = ""
     _i = 0
     try:
@@ -325,9 +327,10 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberResponse] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberResponse_v3(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -382,9 +385,10 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberResponse] = []
+            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberResponse_v4_5(buf, pos)
-                members_items.append(members_item)
+                members_append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -458,7 +462,6 @@ MemberResponse.FIELDS = (
 LeaveGroupResponse._READERS = (_read_LeaveGroupResponse_v0, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5, )
 LeaveGroupResponse._WRITERS = (_write_LeaveGroupResponse_v0, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5, )
 LeaveGroupResponse._SIZERS = (_size_LeaveGroupResponse_v0, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v3, _size_LeaveGroupResponse_v4_5, _size_LeaveGroupResponse_v4_5, )
-LeaveGroupResponse._LAZY_DEFAULTS = {"members": list}
 LeaveGroupResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -315,9 +315,10 @@ def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -374,9 +375,10 @@ def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -438,9 +440,10 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -527,9 +530,10 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -587,9 +591,10 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -645,9 +650,10 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -703,9 +709,10 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -782,9 +789,10 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms"
         (o.timeout_ms,) = _unpack_i(buf, pos)
@@ -864,7 +872,6 @@ ListOffsetsPartition.FIELDS = (
 ListOffsetsTopic._READERS = (None, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, )
 ListOffsetsTopic._WRITERS = (None, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, )
 ListOffsetsTopic._SIZERS = (None, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, )
-ListOffsetsTopic._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]ListOffsetsPartition", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsPartition),
@@ -872,7 +879,6 @@ ListOffsetsTopic.FIELDS = (
 ListOffsetsRequest._READERS = (None, _read_ListOffsetsRequest_v1, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v10_11, _read_ListOffsetsRequest_v10_11, )
 ListOffsetsRequest._WRITERS = (None, _write_ListOffsetsRequest_v1, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v10_11, _write_ListOffsetsRequest_v10_11, )
 ListOffsetsRequest._SIZERS = (None, _size_ListOffsetsRequest_v1, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v10_11, _size_ListOffsetsRequest_v10_11, )
-ListOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsRequest.FIELDS = (
     FieldInfo("replica_id", "replicaId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("isolation_level", "isolationLevel", "int8", (2, 32767), (1, 0), (1, 0), None, False, 0),

@@ -178,6 +178,7 @@ class ListOffsetsResponse(GeneratedStruct):
 
 def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    o.old_style_offsets = []
     o.leader_epoch = -1
     _f = ""
     _i = 0
@@ -215,6 +216,7 @@ def _size_ListOffsetsPartitionResponse_v1_3(o: ListOffsetsPartitionResponse) -> 
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    o.old_style_offsets = []
     _f = ""
     _i = 0
     try:
@@ -249,6 +251,7 @@ def _size_ListOffsetsPartitionResponse_v4_5(o: ListOffsetsPartitionResponse) -> 
 
 def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    o.old_style_offsets = []
     _f = ""
     _i = 0
     try:
@@ -312,9 +315,10 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -371,9 +375,10 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -435,9 +440,10 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -520,9 +526,10 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -575,9 +582,10 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -632,9 +640,10 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -689,9 +698,10 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -757,7 +767,6 @@ def _size_ListOffsetsResponse_v6_11(o: ListOffsetsResponse) -> int:
 ListOffsetsPartitionResponse._READERS = (None, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, )
 ListOffsetsPartitionResponse._WRITERS = (None, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, )
 ListOffsetsPartitionResponse._SIZERS = (None, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, )
-ListOffsetsPartitionResponse._LAZY_DEFAULTS = {"old_style_offsets": list}
 ListOffsetsPartitionResponse.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -769,7 +778,6 @@ ListOffsetsPartitionResponse.FIELDS = (
 ListOffsetsTopicResponse._READERS = (None, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, )
 ListOffsetsTopicResponse._WRITERS = (None, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, )
 ListOffsetsTopicResponse._SIZERS = (None, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, )
-ListOffsetsTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopicResponse.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]ListOffsetsPartitionResponse", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsPartitionResponse),
@@ -777,7 +785,6 @@ ListOffsetsTopicResponse.FIELDS = (
 ListOffsetsResponse._READERS = (None, _read_ListOffsetsResponse_v1, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, )
 ListOffsetsResponse._WRITERS = (None, _write_ListOffsetsResponse_v1, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, )
 ListOffsetsResponse._SIZERS = (None, _size_ListOffsetsResponse_v1, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, )
-ListOffsetsResponse._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]ListOffsetsTopicResponse", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsTopicResponse),

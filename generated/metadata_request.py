@@ -296,9 +296,10 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -357,9 +358,10 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -417,9 +419,10 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation"
         (o.allow_auto_topic_creation,) = _unpack_o(buf, pos)
@@ -478,9 +481,10 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -535,9 +539,10 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -614,9 +619,10 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -694,9 +700,10 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_topic_authorized_operations = _unpack_oo(buf, pos)
@@ -774,7 +781,6 @@ MetadataRequestTopic.FIELDS = (
 MetadataRequest._READERS = (_read_MetadataRequest_v0, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v8, _read_MetadataRequest_v9, _read_MetadataRequest_v10, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, )
 MetadataRequest._WRITERS = (_write_MetadataRequest_v0, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v8, _write_MetadataRequest_v9, _write_MetadataRequest_v10, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, )
 MetadataRequest._SIZERS = (_size_MetadataRequest_v0, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v8, _size_MetadataRequest_v9, _size_MetadataRequest_v10, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13, )
-MetadataRequest._LAZY_DEFAULTS = {"topics": list}
 MetadataRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]MetadataRequestTopic", (0, 32767), (1, 32767), (1, 0), None, False, (), MetadataRequestTopic),
     FieldInfo("allow_auto_topic_creation", "allowAutoTopicCreation", "bool", (4, 32767), (1, 0), (1, 0), None, False, True),

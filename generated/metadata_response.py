@@ -465,6 +465,7 @@ def _size_MetadataResponseBroker_v9_13(o: MetadataResponseBroker) -> int:
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     o.leader_epoch = -1
+    o.offline_replicas = []
     _f = ""
     _i = 0
     try:
@@ -865,9 +866,10 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -936,9 +938,10 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1009,9 +1012,10 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1082,9 +1086,10 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1154,9 +1159,10 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1234,9 +1240,10 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1342,9 +1349,10 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1453,9 +1461,10 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1547,9 +1556,10 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "topics[]"
         topics_n, pos = _w.read_count(buf, pos, False)
@@ -1557,9 +1567,10 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1630,9 +1641,10 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
@@ -1643,9 +1655,10 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1717,9 +1730,10 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1732,9 +1746,10 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1811,9 +1826,10 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1826,9 +1842,10 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1907,9 +1924,10 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1922,9 +1940,10 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -2003,9 +2022,10 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2018,9 +2038,10 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -2098,9 +2119,10 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2113,9 +2135,10 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2196,9 +2219,10 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2216,9 +2240,10 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2325,9 +2350,10 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2345,9 +2371,10 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2455,9 +2482,10 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2475,9 +2503,10 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -2582,9 +2611,10 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2602,9 +2632,10 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -2708,9 +2739,10 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_items.append(brokers_item)
+                brokers_append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2728,9 +2760,10 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -2837,7 +2870,6 @@ MetadataResponseBroker.FIELDS = (
 MetadataResponsePartition._READERS = (_read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._WRITERS = (_write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._SIZERS = (_size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, )
-MetadataResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 MetadataResponsePartition.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2850,7 +2882,6 @@ MetadataResponsePartition.FIELDS = (
 MetadataResponseTopic._READERS = (_read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8, _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._WRITERS = (_write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8, _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._SIZERS = (_size_MetadataResponseTopic_v0, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v7, _size_MetadataResponseTopic_v8, _size_MetadataResponseTopic_v9, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v12_13, _size_MetadataResponseTopic_v12_13, )
-MetadataResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 MetadataResponseTopic._MAP_KEYS = ("name", )
 MetadataResponseTopic.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2863,7 +2894,6 @@ MetadataResponseTopic.FIELDS = (
 MetadataResponse._READERS = (_read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4, _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7, _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11, _read_MetadataResponse_v12, _read_MetadataResponse_v13, )
 MetadataResponse._WRITERS = (_write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4, _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6, _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10, _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13, )
 MetadataResponse._SIZERS = (_size_MetadataResponse_v0, _size_MetadataResponse_v1, _size_MetadataResponse_v2, _size_MetadataResponse_v3_4, _size_MetadataResponse_v3_4, _size_MetadataResponse_v5_6, _size_MetadataResponse_v5_6, _size_MetadataResponse_v7, _size_MetadataResponse_v8, _size_MetadataResponse_v9, _size_MetadataResponse_v10, _size_MetadataResponse_v11, _size_MetadataResponse_v12, _size_MetadataResponse_v13, )
-MetadataResponse._LAZY_DEFAULTS = {"brokers": KeyedList, "topics": KeyedList}
 MetadataResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("brokers", "brokers", "[]MetadataResponseBroker", (0, 32767), (1, 0), (1, 0), None, False, (), MetadataResponseBroker),

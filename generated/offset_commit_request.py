@@ -357,9 +357,10 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -417,9 +418,10 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -482,9 +484,10 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -569,9 +572,10 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -657,9 +661,10 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -734,9 +739,10 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -809,9 +815,10 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -885,9 +892,10 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -977,9 +985,10 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1101,9 +1110,10 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1202,7 +1212,6 @@ OffsetCommitRequestPartition.FIELDS = (
 OffsetCommitRequestTopic._READERS = (None, None, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._WRITERS = (None, None, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._SIZERS = (None, None, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v10, )
-OffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitRequestTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1211,7 +1220,6 @@ OffsetCommitRequestTopic.FIELDS = (
 OffsetCommitRequest._READERS = (None, None, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5, _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10, )
 OffsetCommitRequest._WRITERS = (None, None, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5, _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10, )
 OffsetCommitRequest._SIZERS = (None, None, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v5, _size_OffsetCommitRequest_v6, _size_OffsetCommitRequest_v7, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v10, )
-OffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation_id_or_member_epoch", "generationIdOrMemberEpoch", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),

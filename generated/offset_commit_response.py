@@ -258,6 +258,7 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             partitions_end = pos + partitions_n * 6
             partitions_rows = buf[pos:partitions_end]
@@ -266,12 +267,12 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code,  = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -334,6 +335,7 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 7
             partitions_rows = buf[pos:partitions_end]
@@ -342,12 +344,12 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -432,6 +434,7 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
+            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 7
             partitions_rows = buf[pos:partitions_end]
@@ -440,12 +443,12 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    partitions_items.append(partitions_item)
+                    partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -521,9 +524,10 @@ def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -576,9 +580,10 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -633,9 +638,10 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -712,9 +718,10 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -787,7 +794,6 @@ OffsetCommitResponsePartition.FIELDS = (
 OffsetCommitResponseTopic._READERS = (None, None, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v10, )
 OffsetCommitResponseTopic._WRITERS = (None, None, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v10, )
 OffsetCommitResponseTopic._SIZERS = (None, None, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v10, )
-OffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitResponseTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -796,7 +802,6 @@ OffsetCommitResponseTopic.FIELDS = (
 OffsetCommitResponse._READERS = (None, None, _read_OffsetCommitResponse_v2, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v10, )
 OffsetCommitResponse._WRITERS = (None, None, _write_OffsetCommitResponse_v2, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v10, )
 OffsetCommitResponse._SIZERS = (None, None, _size_OffsetCommitResponse_v2, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v10, )
-OffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]OffsetCommitResponseTopic", (0, 32767), (1, 0), (1, 0), None, False, (), OffsetCommitResponseTopic),

@@ -558,9 +558,10 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -659,9 +660,10 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -765,9 +767,10 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -845,6 +848,7 @@ def _size_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup) -> int:
 
 def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
@@ -857,9 +861,10 @@ def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -909,6 +914,7 @@ def _size_OffsetFetchRequest_v1(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
@@ -921,9 +927,10 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -973,6 +980,7 @@ def _size_OffsetFetchRequest_v2_5(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
@@ -990,9 +998,10 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1069,6 +1078,7 @@ def _size_OffsetFetchRequest_v6(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1085,9 +1095,10 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1168,6 +1179,7 @@ def _size_OffsetFetchRequest_v7(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
+    o.topics = []
     _f = ""
     _i = 0
     try:
@@ -1177,9 +1189,10 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
-                groups_items.append(groups_item)
+                groups_append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1252,6 +1265,7 @@ def _size_OffsetFetchRequest_v8(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
+    o.topics = []
     _f = ""
     _i = 0
     try:
@@ -1261,9 +1275,10 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
-                groups_items.append(groups_item)
+                groups_append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1336,6 +1351,7 @@ def _size_OffsetFetchRequest_v9(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
+    o.topics = []
     _f = ""
     _i = 0
     try:
@@ -1345,9 +1361,10 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
+            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
-                groups_items.append(groups_item)
+                groups_append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1420,7 +1437,6 @@ def _size_OffsetFetchRequest_v10(o: OffsetFetchRequest) -> int:
 OffsetFetchRequestTopic._READERS = (None, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v6_7, _read_OffsetFetchRequestTopic_v6_7, None, None, None, )
 OffsetFetchRequestTopic._WRITERS = (None, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v6_7, _write_OffsetFetchRequestTopic_v6_7, None, None, None, )
 OffsetFetchRequestTopic._SIZERS = (None, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v6_7, _size_OffsetFetchRequestTopic_v6_7, None, None, None, )
-OffsetFetchRequestTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partition_indexes", "partitionIndexes", "[]int32", (0, 7), (1, 0), (1, 0), None, False, ()),
@@ -1428,7 +1444,6 @@ OffsetFetchRequestTopic.FIELDS = (
 OffsetFetchRequestTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v10, )
 OffsetFetchRequestTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v10, )
 OffsetFetchRequestTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v10, )
-OffsetFetchRequestTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopics.FIELDS = (
     FieldInfo("name", "name", "string", (8, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1437,7 +1452,6 @@ OffsetFetchRequestTopics.FIELDS = (
 OffsetFetchRequestGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestGroup_v8, _read_OffsetFetchRequestGroup_v9, _read_OffsetFetchRequestGroup_v10, )
 OffsetFetchRequestGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestGroup_v8, _write_OffsetFetchRequestGroup_v9, _write_OffsetFetchRequestGroup_v10, )
 OffsetFetchRequestGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestGroup_v8, _size_OffsetFetchRequestGroup_v9, _size_OffsetFetchRequestGroup_v10, )
-OffsetFetchRequestGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchRequestGroup.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (8, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("member_id", "memberId", "string", (9, 32767), (9, 32767), (1, 0), None, True, None),
@@ -1447,7 +1461,6 @@ OffsetFetchRequestGroup.FIELDS = (
 OffsetFetchRequest._READERS = (None, _read_OffsetFetchRequest_v1, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v6, _read_OffsetFetchRequest_v7, _read_OffsetFetchRequest_v8, _read_OffsetFetchRequest_v9, _read_OffsetFetchRequest_v10, )
 OffsetFetchRequest._WRITERS = (None, _write_OffsetFetchRequest_v1, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v6, _write_OffsetFetchRequest_v7, _write_OffsetFetchRequest_v8, _write_OffsetFetchRequest_v9, _write_OffsetFetchRequest_v10, )
 OffsetFetchRequest._SIZERS = (None, _size_OffsetFetchRequest_v1, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v6, _size_OffsetFetchRequest_v7, _size_OffsetFetchRequest_v8, _size_OffsetFetchRequest_v9, _size_OffsetFetchRequest_v10, )
-OffsetFetchRequest._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("topics", "topics", "[]OffsetFetchRequestTopic", (0, 7), (2, 7), (1, 0), None, False, (), OffsetFetchRequestTopic),

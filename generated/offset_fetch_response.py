@@ -501,9 +501,10 @@ def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFet
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v1_4(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -560,9 +561,10 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -624,9 +626,10 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v6_7(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -781,9 +784,10 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -868,9 +872,10 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
+            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                partitions_items.append(partitions_item)
+                partitions_append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -952,9 +957,10 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopics_v8_9(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1048,9 +1054,10 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopics_v10(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1130,6 +1137,7 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
     o.error_code = 0
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1139,9 +1147,10 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1185,6 +1194,7 @@ def _size_OffsetFetchResponse_v1(o: OffsetFetchResponse) -> int:
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1194,9 +1204,10 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1244,6 +1255,7 @@ def _size_OffsetFetchResponse_v2(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1256,9 +1268,10 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1308,6 +1321,7 @@ def _size_OffsetFetchResponse_v3_4(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1320,9 +1334,10 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1372,6 +1387,7 @@ def _size_OffsetFetchResponse_v5(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    o.groups = []
     _f = ""
     _i = 0
     try:
@@ -1384,9 +1400,10 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
+            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v6_7(buf, pos)
-                topics_items.append(topics_item)
+                topics_append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1458,6 +1475,7 @@ def _size_OffsetFetchResponse_v6_7(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    o.topics = []
     o.error_code = 0
     _f = ""
     _i = 0
@@ -1471,9 +1489,10 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
+            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchResponseGroup_v8_9(buf, pos)
-                groups_items.append(groups_item)
+                groups_append(groups_item)
             o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1540,6 +1559,7 @@ def _size_OffsetFetchResponse_v8_9(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    o.topics = []
     o.error_code = 0
     _f = ""
     _i = 0
@@ -1553,9 +1573,10 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
+            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchResponseGroup_v10(buf, pos)
-                groups_items.append(groups_item)
+                groups_append(groups_item)
             o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1633,7 +1654,6 @@ OffsetFetchResponsePartition.FIELDS = (
 OffsetFetchResponseTopic._READERS = (None, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v5, _read_OffsetFetchResponseTopic_v6_7, _read_OffsetFetchResponseTopic_v6_7, None, None, None, )
 OffsetFetchResponseTopic._WRITERS = (None, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v5, _write_OffsetFetchResponseTopic_v6_7, _write_OffsetFetchResponseTopic_v6_7, None, None, None, )
 OffsetFetchResponseTopic._SIZERS = (None, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v5, _size_OffsetFetchResponseTopic_v6_7, _size_OffsetFetchResponseTopic_v6_7, None, None, None, )
-OffsetFetchResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]OffsetFetchResponsePartition", (0, 7), (1, 0), (1, 0), None, False, (), OffsetFetchResponsePartition),
@@ -1651,7 +1671,6 @@ OffsetFetchResponsePartitions.FIELDS = (
 OffsetFetchResponseTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v10, )
 OffsetFetchResponseTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v10, )
 OffsetFetchResponseTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v10, )
-OffsetFetchResponseTopics._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopics.FIELDS = (
     FieldInfo("name", "name", "string", (8, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1660,7 +1679,6 @@ OffsetFetchResponseTopics.FIELDS = (
 OffsetFetchResponseGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v10, )
 OffsetFetchResponseGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v10, )
 OffsetFetchResponseGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v10, )
-OffsetFetchResponseGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchResponseGroup.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (8, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("topics", "topics", "[]OffsetFetchResponseTopics", (8, 32767), (1, 0), (1, 0), None, False, (), OffsetFetchResponseTopics),
@@ -1669,7 +1687,6 @@ OffsetFetchResponseGroup.FIELDS = (
 OffsetFetchResponse._READERS = (None, _read_OffsetFetchResponse_v1, _read_OffsetFetchResponse_v2, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v5, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v10, )
 OffsetFetchResponse._WRITERS = (None, _write_OffsetFetchResponse_v1, _write_OffsetFetchResponse_v2, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v5, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v10, )
 OffsetFetchResponse._SIZERS = (None, _size_OffsetFetchResponse_v1, _size_OffsetFetchResponse_v2, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v5, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v10, )
-OffsetFetchResponse._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]OffsetFetchResponseTopic", (0, 7), (1, 0), (1, 0), None, False, (), OffsetFetchResponseTopic),

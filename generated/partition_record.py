@@ -130,6 +130,7 @@ class PartitionRecord(GeneratedStruct):
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = PartitionRecord.__new__(PartitionRecord)
+    o.directories = []
     o.eligible_leader_replicas = None
     o.last_known_elr = None
     o.leader_recovery_state = 0
@@ -852,7 +853,6 @@ def _size_PartitionRecord_v2(o: PartitionRecord) -> int:
 PartitionRecord._READERS = (_read_PartitionRecord_v0, _read_PartitionRecord_v1, _read_PartitionRecord_v2, )
 PartitionRecord._WRITERS = (_write_PartitionRecord_v0, _write_PartitionRecord_v1, _write_PartitionRecord_v2, )
 PartitionRecord._SIZERS = (_size_PartitionRecord_v0, _size_PartitionRecord_v1, _size_PartitionRecord_v2, )
-PartitionRecord._LAZY_DEFAULTS = {"replicas": list, "isr": list, "removing_replicas": list, "adding_replicas": list, "directories": list}
 PartitionRecord.FIELDS = (
     FieldInfo("partition_id", "partitionId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),
     FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),

@@ -287,9 +287,10 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v3_8(buf, pos)
-                partition_data_items.append(partition_data_item)
+                partition_data_append(partition_data_item)
             o.partition_data = partition_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -352,9 +353,10 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                partition_data_items.append(partition_data_item)
+                partition_data_append(partition_data_item)
             o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -439,9 +441,10 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
+            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                partition_data_items.append(partition_data_item)
+                partition_data_append(partition_data_item)
             o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -521,9 +524,10 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v3_8(buf, pos)
-                topic_data_items.append(topic_data_item)
+                topic_data_append(topic_data_item)
             o.topic_data = topic_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -588,9 +592,10 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v9_12(buf, pos)
-                topic_data_items.append(topic_data_item)
+                topic_data_append(topic_data_item)
             o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -677,9 +682,10 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v13(buf, pos)
-                topic_data_items.append(topic_data_item)
+                topic_data_append(topic_data_item)
             o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -755,7 +761,6 @@ PartitionProduceData.FIELDS = (
 TopicProduceData._READERS = (None, None, None, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v13, )
 TopicProduceData._WRITERS = (None, None, None, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v13, )
 TopicProduceData._SIZERS = (None, None, None, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v13, )
-TopicProduceData._LAZY_DEFAULTS = {"partition_data": list}
 TopicProduceData._MAP_KEYS = ("name", "topic_id", )
 TopicProduceData.FIELDS = (
     FieldInfo("name", "name", "string", (0, 12), (1, 0), (1, 0), None, True, '', map_key=True),
@@ -765,7 +770,6 @@ TopicProduceData.FIELDS = (
 ProduceRequest._READERS = (None, None, None, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v13, )
 ProduceRequest._WRITERS = (None, None, None, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v13, )
 ProduceRequest._SIZERS = (None, None, None, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v13, )
-ProduceRequest._LAZY_DEFAULTS = {"topic_data": KeyedList}
 ProduceRequest.FIELDS = (
     FieldInfo("transactional_id", "transactionalId", "string", (3, 32767), (3, 32767), (1, 0), None, False, None),
     FieldInfo("acks", "acks", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

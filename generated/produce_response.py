@@ -488,7 +488,9 @@ def _size_LeaderIdAndEpoch_v10_13(o: LeaderIdAndEpoch) -> int:
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.log_start_offset = -1
+    o.record_errors = []
     o.error_message = None
+    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -523,7 +525,9 @@ def _size_PartitionProduceResponse_v3_4(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    o.record_errors = []
     o.error_message = None
+    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -558,6 +562,7 @@ def _size_PartitionProduceResponse_v5_7(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -570,9 +575,10 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
-                record_errors_items.append(record_errors_item)
+                record_errors_append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         o.error_message, pos = _w.read_string(buf, pos)
@@ -622,6 +628,7 @@ def _size_PartitionProduceResponse_v8(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -634,9 +641,10 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_items.append(record_errors_item)
+                record_errors_append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
@@ -713,6 +721,7 @@ def _size_PartitionProduceResponse_v9(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -725,9 +734,10 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
+            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_items.append(record_errors_item)
+                record_errors_append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
@@ -833,9 +843,10 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -893,9 +904,10 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -953,9 +965,10 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1018,9 +1031,10 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1110,9 +1124,10 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1197,9 +1212,10 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
+            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_items.append(partition_responses_item)
+                partition_responses_append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -1347,6 +1363,7 @@ def _size_NodeEndpoint_v10_13(o: NodeEndpoint) -> int:
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1356,9 +1373,10 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1406,6 +1424,7 @@ def _size_ProduceResponse_v3_4(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1415,9 +1434,10 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1465,6 +1485,7 @@ def _size_ProduceResponse_v5_7(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1474,9 +1495,10 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1524,6 +1546,7 @@ def _size_ProduceResponse_v8(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1533,9 +1556,10 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1605,6 +1629,7 @@ def _size_ProduceResponse_v9(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1614,9 +1639,10 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1637,9 +1663,10 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
+                            node_endpoints_append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1725,6 +1752,7 @@ def _size_ProduceResponse_v10_12(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
+    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -1734,9 +1762,10 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
-                responses_items.append(responses_item)
+                responses_append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1757,9 +1786,10 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_items.append(node_endpoints_item)
+                            node_endpoints_append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1860,7 +1890,6 @@ LeaderIdAndEpoch.FIELDS = (
 PartitionProduceResponse._READERS = (None, None, None, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8, _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._WRITERS = (None, None, None, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8, _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._SIZERS = (None, None, None, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v8, _size_PartitionProduceResponse_v9, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, )
-PartitionProduceResponse._LAZY_DEFAULTS = {"record_errors": list, "current_leader": LeaderIdAndEpoch}
 PartitionProduceResponse.FIELDS = (
     FieldInfo("index", "index", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1874,7 +1903,6 @@ PartitionProduceResponse.FIELDS = (
 TopicProduceResponse._READERS = (None, None, None, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8, _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13, )
 TopicProduceResponse._WRITERS = (None, None, None, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8, _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13, )
 TopicProduceResponse._SIZERS = (None, None, None, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v8, _size_TopicProduceResponse_v9, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v13, )
-TopicProduceResponse._LAZY_DEFAULTS = {"partition_responses": list}
 TopicProduceResponse._MAP_KEYS = ("name", "topic_id", )
 TopicProduceResponse.FIELDS = (
     FieldInfo("name", "name", "string", (0, 12), (1, 0), (1, 0), None, True, '', map_key=True),
@@ -1894,7 +1922,6 @@ NodeEndpoint.FIELDS = (
 ProduceResponse._READERS = (None, None, None, _read_ProduceResponse_v3_4, _read_ProduceResponse_v3_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v13, )
 ProduceResponse._WRITERS = (None, None, None, _write_ProduceResponse_v3_4, _write_ProduceResponse_v3_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v13, )
 ProduceResponse._SIZERS = (None, None, None, _size_ProduceResponse_v3_4, _size_ProduceResponse_v3_4, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v8, _size_ProduceResponse_v9, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v13, )
-ProduceResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ProduceResponse.FIELDS = (
     FieldInfo("responses", "responses", "[]TopicProduceResponse", (0, 32767), (1, 0), (1, 0), None, False, (), TopicProduceResponse),
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),

@@ -207,6 +207,7 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             o.current_voters = None
         else:
             current_voters_items: list[Voter] = []
+            current_voters_append = current_voters_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             current_voters_end = pos + current_voters_n * 5
             current_voters_rows = buf[pos:current_voters_end]
@@ -215,12 +216,12 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
                     current_voters_item = Voter.__new__(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
-                    current_voters_items.append(current_voters_item)
+                    current_voters_append(current_voters_item)
                 pos = current_voters_end
             else:
                 for _i in range(current_voters_n):
                     current_voters_item, pos = _read_Voter_v0(buf, pos)
-                    current_voters_items.append(current_voters_item)
+                    current_voters_append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -299,6 +300,7 @@ def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     o = QuorumStateData.__new__(QuorumStateData)
     o.cluster_id = ''
     o.applied_offset = 0
+    o.current_voters = []
     _f = ""
     _i = 0
     try:
@@ -367,7 +369,6 @@ Voter.FIELDS = (
 QuorumStateData._READERS = (_read_QuorumStateData_v0, _read_QuorumStateData_v1, )
 QuorumStateData._WRITERS = (_write_QuorumStateData_v0, _write_QuorumStateData_v1, )
 QuorumStateData._SIZERS = (_size_QuorumStateData_v0, _size_QuorumStateData_v1, )
-QuorumStateData._LAZY_DEFAULTS = {"current_voters": list}
 QuorumStateData.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (0, 0), (1, 0), (1, 0), None, False, ''),
     FieldInfo("leader_id", "leaderId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),

@@ -375,6 +375,7 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
     o.in_controlled_shutdown = False
+    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -392,9 +393,10 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_items.append(end_points_item)
+                end_points_append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -402,9 +404,10 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -515,6 +518,7 @@ def _size_RegisterBrokerRecord_v0(o: RegisterBrokerRecord) -> int:
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
+    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -532,9 +536,10 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_items.append(end_points_item)
+                end_points_append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -542,9 +547,10 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -652,6 +658,7 @@ def _size_RegisterBrokerRecord_v1(o: RegisterBrokerRecord) -> int:
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -669,9 +676,10 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_items.append(end_points_item)
+                end_points_append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -679,9 +687,10 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -787,6 +796,7 @@ def _size_RegisterBrokerRecord_v2(o: RegisterBrokerRecord) -> int:
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    o.log_dirs = []
     _f = ""
     _i = 0
     try:
@@ -804,9 +814,10 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_items.append(end_points_item)
+                end_points_append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -814,9 +825,10 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
@@ -980,7 +992,6 @@ BrokerFeature.FIELDS = (
 RegisterBrokerRecord._READERS = (_read_RegisterBrokerRecord_v0, _read_RegisterBrokerRecord_v1, _read_RegisterBrokerRecord_v2, _read_RegisterBrokerRecord_v3, )
 RegisterBrokerRecord._WRITERS = (_write_RegisterBrokerRecord_v0, _write_RegisterBrokerRecord_v1, _write_RegisterBrokerRecord_v2, _write_RegisterBrokerRecord_v3, )
 RegisterBrokerRecord._SIZERS = (_size_RegisterBrokerRecord_v0, _size_RegisterBrokerRecord_v1, _size_RegisterBrokerRecord_v2, _size_RegisterBrokerRecord_v3, )
-RegisterBrokerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList, "log_dirs": list}
 RegisterBrokerRecord.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("is_migrating_zk_broker", "isMigratingZkBroker", "bool", (2, 32767), (1, 0), (1, 0), None, False, False),

@@ -359,9 +359,10 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[ControllerEndpoint] = KeyedList()
+            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_ControllerEndpoint_v0(buf, pos)
-                end_points_items.append(end_points_item)
+                end_points_append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
         features_n, pos = _w.read_count(buf, pos, True)
@@ -369,9 +370,10 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[ControllerFeature] = KeyedList()
+            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_ControllerFeature_v0(buf, pos)
-                features_items.append(features_item)
+                features_append(features_item)
             o.features = features_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -480,7 +482,6 @@ ControllerFeature.FIELDS = (
 RegisterControllerRecord._READERS = (_read_RegisterControllerRecord_v0, )
 RegisterControllerRecord._WRITERS = (_write_RegisterControllerRecord_v0, )
 RegisterControllerRecord._SIZERS = (_size_RegisterControllerRecord_v0, )
-RegisterControllerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList}
 RegisterControllerRecord.FIELDS = (
     FieldInfo("controller_id", "controllerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("incarnation_id", "incarnationId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),

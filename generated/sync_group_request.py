@@ -265,9 +265,10 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -342,9 +343,10 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -435,9 +437,10 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -572,9 +575,10 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
+            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_items.append(assignments_item)
+                assignments_append(assignments_item)
             o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -676,7 +680,6 @@ SyncGroupRequestAssignment.FIELDS = (
 SyncGroupRequest._READERS = (_read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v3, _read_SyncGroupRequest_v4, _read_SyncGroupRequest_v5, )
 SyncGroupRequest._WRITERS = (_write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v3, _write_SyncGroupRequest_v4, _write_SyncGroupRequest_v5, )
 SyncGroupRequest._SIZERS = (_size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v3, _size_SyncGroupRequest_v4, _size_SyncGroupRequest_v5, )
-SyncGroupRequest._LAZY_DEFAULTS = {"assignments": list}
 SyncGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation_id", "generationId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -317,9 +317,10 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
             o.transaction_partitions = None
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
+            transaction_partitions_append = transaction_partitions_items.append
             for _i in range(transaction_partitions_n):
                 transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
-                transaction_partitions_items.append(transaction_partitions_item)
+                transaction_partitions_append(transaction_partitions_item)
             o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
@@ -388,9 +389,10 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             o.transaction_partitions = None
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
+            transaction_partitions_append = transaction_partitions_items.append
             for _i in range(transaction_partitions_n):
                 transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
-                transaction_partitions_items.append(transaction_partitions_item)
+                transaction_partitions_append(transaction_partitions_item)
             o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
@@ -511,7 +513,6 @@ def _size_TransactionLogValue_v1(o: TransactionLogValue) -> int:
 PartitionsSchema._READERS = (_read_PartitionsSchema_v0, _read_PartitionsSchema_v1, )
 PartitionsSchema._WRITERS = (_write_PartitionsSchema_v0, _write_PartitionsSchema_v1, )
 PartitionsSchema._SIZERS = (_size_PartitionsSchema_v0, _size_PartitionsSchema_v1, )
-PartitionsSchema._LAZY_DEFAULTS = {"partition_ids": list}
 PartitionsSchema.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partition_ids", "partitionIds", "[]int32", (0, 32767), (1, 0), (1, 0), None, False, ()),
@@ -519,7 +520,6 @@ PartitionsSchema.FIELDS = (
 TransactionLogValue._READERS = (_read_TransactionLogValue_v0, _read_TransactionLogValue_v1, )
 TransactionLogValue._WRITERS = (_write_TransactionLogValue_v0, _write_TransactionLogValue_v1, )
 TransactionLogValue._SIZERS = (_size_TransactionLogValue_v0, _size_TransactionLogValue_v1, )
-TransactionLogValue._LAZY_DEFAULTS = {"transaction_partitions": list}
 TransactionLogValue.FIELDS = (
     FieldInfo("producer_id", "producerId", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("previous_producer_id", "previousProducerId", "int64", (1, 32767), (1, 0), (1, 32767), 0, False, -1),

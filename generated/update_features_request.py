@@ -285,9 +285,10 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
             feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_append = feature_updates_items.append
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
-                feature_updates_items.append(feature_updates_item)
+                feature_updates_append(feature_updates_item)
             o.feature_updates = feature_updates_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -366,9 +367,10 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
             feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_append = feature_updates_items.append
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
-                feature_updates_items.append(feature_updates_item)
+                feature_updates_append(feature_updates_item)
             o.feature_updates = feature_updates_items
         _f = "validate_only"
         (o.validate_only,) = _unpack_o(buf, pos)
@@ -449,7 +451,6 @@ FeatureUpdateKey.FIELDS = (
 UpdateFeaturesRequest._READERS = (_read_UpdateFeaturesRequest_v0, _read_UpdateFeaturesRequest_v1_2, _read_UpdateFeaturesRequest_v1_2, )
 UpdateFeaturesRequest._WRITERS = (_write_UpdateFeaturesRequest_v0, _write_UpdateFeaturesRequest_v1_2, _write_UpdateFeaturesRequest_v1_2, )
 UpdateFeaturesRequest._SIZERS = (_size_UpdateFeaturesRequest_v0, _size_UpdateFeaturesRequest_v1_2, _size_UpdateFeaturesRequest_v1_2, )
-UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (
     FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 60000),
     FieldInfo("feature_updates", "featureUpdates", "[]FeatureUpdateKey", (0, 32767), (1, 0), (1, 0), None, False, (), FeatureUpdateKey),

@@ -224,9 +224,10 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
             raise DecodeError("non-nullable field results was null", offset=pos)
         else:
             results_items: list[UpdatableFeatureResult] = KeyedList()
+            results_append = results_items.append
             for _i in range(results_n):
                 results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
-                results_items.append(results_item)
+                results_append(results_item)
             o.results = results_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -294,6 +295,7 @@ def _size_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse) -> int:
 
 def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     o = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    o.results = KeyedList()
     _f = ""
     _i = 0
     try:
@@ -364,7 +366,6 @@ UpdatableFeatureResult.FIELDS = (
 UpdateFeaturesResponse._READERS = (_read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v2, )
 UpdateFeaturesResponse._WRITERS = (_write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v2, )
 UpdateFeaturesResponse._SIZERS = (_size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v2, )
-UpdateFeaturesResponse._LAZY_DEFAULTS = {"results": KeyedList}
 UpdateFeaturesResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -367,9 +367,10 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
         else:
             endpoints_items: list[Endpoint] = KeyedList()
+            endpoints_append = endpoints_items.append
             for _i in range(endpoints_n):
                 endpoints_item, pos = _read_Endpoint_v0(buf, pos)
-                endpoints_items.append(endpoints_item)
+                endpoints_append(endpoints_item)
             o.endpoints = endpoints_items
         _f = "kraft_version_feature"
         o.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
@@ -456,9 +457,10 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
+            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_items.append(voters_item)
+                voters_append(voters_item)
             o.voters = voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
@@ -540,7 +542,6 @@ KRaftVersionFeature.FIELDS = (
 Voter._READERS = (_read_Voter_v0, )
 Voter._WRITERS = (_write_Voter_v0, )
 Voter._SIZERS = (_size_Voter_v0, )
-Voter._LAZY_DEFAULTS = {"endpoints": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 Voter.FIELDS = (
     FieldInfo("voter_id", "voterId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("voter_directory_id", "voterDirectoryId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),
@@ -550,7 +551,6 @@ Voter.FIELDS = (
 VotersRecord._READERS = (_read_VotersRecord_v0, )
 VotersRecord._WRITERS = (_write_VotersRecord_v0, )
 VotersRecord._SIZERS = (_size_VotersRecord_v0, )
-VotersRecord._LAZY_DEFAULTS = {"voters": list}
 VotersRecord.FIELDS = (
     FieldInfo("version", "version", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("voters", "voters", "[]Voter", (0, 32767), (1, 0), (1, 0), None, False, (), Voter),
