@@ -11,4 +11,5 @@ Modules, each with one job:
 * ``directed``   builds the instance that shows one field lost or refused
 * ``sweep``      the local run over many messages (what ``kwire fuzz`` drives)
 * ``report``     JSON, Markdown and heatmap pictures of a sweep
+* ``hostile``    (a sub-package) every decoder fed random and mutated bytes (``kwire fuzz --bytes``)
 """

@@ -42,8 +42,9 @@ def demonstrate(cls: type[GeneratedStruct], from_version: int, to_version: int, 
         obj = cls()
         _set_along(obj, path.split("."), from_version, rng, reason)
         problems = check_round_trip(obj, from_version)
-        if problems:
-            return Demonstration(path, False, f"the built instance is not valid at v{from_version}: {problems}", obj)
+        if problems:  # a codec bug at ``from`` (reported by the sweep); try another value
+            last = f"the built instance does not round-trip at v{from_version}: {'; '.join(problems)}"
+            continue
         outcome, details = convert(cls, obj, to_version)
         if reason is None and outcome == "lossy" and all(explains(path, d) for d in details):
             return Demonstration(path, True, f"lost: {', '.join(details)}", obj)

@@ -228,6 +228,7 @@ def non_default_value(rng: random.Random, info: FieldInfo, version: int) -> Any:
     maker = _Maker(rng, version, unknown_tags=False)
     default = info.make_default()
     for _ in range(1000):
+        value: Any
         if info.element_type is not None:
             # one element: enough to differ from the default, small enough to read in a report
             if info.struct is not None:
