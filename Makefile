@@ -12,9 +12,16 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# The main job on the embedded default: regenerate the codecs, check the definitions, sweep
+# cross-version compatibility (report and heatmaps in reports/fuzz), then write a sample Kafka
+# data directory with kwire's writers and decode it (reports/sample-dump.txt).
 run: $(STAMP)
 	$(BIN)/kwire generate --defs message_defs --out generated
 	$(BIN)/kwire validate message_defs
+	$(BIN)/kwire fuzz --cases 200 --report reports/fuzz
+	rm -rf build/sample-data && $(BIN)/python examples/sample_data.py build/sample-data
+	mkdir -p reports && $(BIN)/kwire dump build/sample-data > reports/sample-dump.txt
+	tail -n 3 reports/sample-dump.txt
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
