@@ -18,6 +18,7 @@ COMMANDS = {
     "dump": "generator.commands.dump",
     "fuzz": "generator.commands.fuzz",
     "decode": "generator.commands.decode",
+    "schemas": "generator.commands.schemas",
 }
 
 

@@ -32,3 +32,27 @@ def kp_generated(tmp_path_factory: pytest.TempPathFactory):
         yield importlib.import_module("kpgen")
     finally:
         sys.path.remove(str(root))
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local[2] SparkSession for every Spark test (starting one takes several seconds)."""
+    from kwire.spark.session import build_session
+
+    session = build_session("local[2]", app_name="kwire-tests", config={"spark.sql.shuffle.partitions": "2"})
+    try:
+        yield session
+    finally:
+        session.stop()
+
+
+@pytest.fixture(scope="session")
+def compiled_generated():
+    """message_defs' codecs with a representative subset compiled by mypyc (package ``kwcompiled``)."""
+    from generator.native_build import CompileUnavailable
+    from tests.compiled_build import compiled_package
+
+    try:
+        return compiled_package()
+    except CompileUnavailable as exc:  # no mypy or no C compiler: only the pure build exists here
+        pytest.skip(f"no compiled build: {exc}")

@@ -33,6 +33,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
     p.add_argument("--unknown-tags", action="store_true",
                    help="keep unknown tagged fields when converting between versions")
+    p.add_argument("--spark", action="store_true",
+                   help="run the cases as Spark tasks (master: --master, else $SPARK_MASTER, else local[*])")
+    p.add_argument("--master", metavar="URL", help="Spark master URL (implies --spark)")
+    p.add_argument("--parquet", type=Path, metavar="FILE",
+                   help="also write one row per cell as Parquet (with --spark and --report: DIR/results.parquet)")
     p.add_argument("--bytes", action="store_true",
                    help="instead feed every decoder hostile bytes (random and mutated; kwire.fuzz.hostile): "
                         "--cases is then the total number of inputs, --report DIR gets hostile.json")
@@ -68,12 +73,19 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    total = sum(len(versions_of(registry[n])) for n in names) * args.cases
-    bar = None if args.quiet else ProgressBar(total, sys.stderr)
-    result = sweep(names, package=args.package, seed=args.seed, start=args.start, cases=args.cases,
-                   unknown_tags=args.unknown_tags, jobs=args.jobs, progress=bar.advance if bar else None)
-    if bar:
-        bar.finish()
+    on_spark = args.spark or args.master is not None
+    if on_spark:
+        from kwire.spark.fuzz import run_spark_sweep
+
+        result = run_spark_sweep(names, master=args.master, show_progress=not args.quiet, package=args.package,
+                                 seed=args.seed, start=args.start, cases=args.cases, unknown_tags=args.unknown_tags)
+    else:
+        total = sum(len(versions_of(registry[n])) for n in names) * args.cases
+        bar = None if args.quiet else ProgressBar(total, sys.stderr)
+        result = sweep(names, package=args.package, seed=args.seed, start=args.start, cases=args.cases,
+                       unknown_tags=args.unknown_tags, jobs=args.jobs, progress=bar.advance if bar else None)
+        if bar:
+            bar.finish()
     _print_failures(result)
     if not args.quiet:
         print(format_table(summary_rows(result)))
@@ -85,6 +97,13 @@ def run(args: argparse.Namespace) -> int:
         written = write_report(result, args.report)
         if not args.quiet:
             print(f"report: {', '.join(str(p) for p in written[:2])} and {len(written) - 2} pictures")
+    parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
+    if parquet:
+        from kwire.spark.fuzz import write_results_parquet
+
+        write_results_parquet(result, parquet)
+        if not args.quiet:
+            print(f"results table: {parquet}")
     return 0 if result["summary"]["passed"] else 1
 
 

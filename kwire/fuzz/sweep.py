@@ -13,7 +13,7 @@ Failures (codec bugs), contradictions and unshown fields all make the sweep fail
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
@@ -26,6 +26,7 @@ from .values import case_instance
 CHUNK = 250  # cases per work unit: small enough for a lively progress bar
 
 Progress = Callable[[int], None]  # called with the number of cases just finished
+MapUnits = Callable[[Callable[[tuple], list], list], Iterable[list]]  # (run_unit, units) -> rows
 
 
 def versions_of(cls: type[GeneratedStruct]) -> list[int]:
@@ -54,12 +55,17 @@ def run_unit(unit: tuple) -> list[dict[str, Any]]:
 
 def sweep(messages: Sequence[str], *, package: str = "generated", seed: int = 0, start: int = 0,
           cases: int = 1000, unknown_tags: bool = False, jobs: int = 1,
-          progress: Progress | None = None) -> dict[str, Any]:
-    """Run and check every cell; the JSON-able result is what the reports are made from."""
+          progress: Progress | None = None, map_units: MapUnits | None = None) -> dict[str, Any]:
+    """Run and check every cell; the JSON-able result is what the reports are made from.
+
+    ``map_units(run_unit, units)`` runs the work units elsewhere (``kwire.spark.fuzz`` maps them
+    over Spark executors); by default they run here, in ``jobs`` processes.
+    """
     registry = load_messages(package)
     units = work_units(messages, package, seed, start, cases, unknown_tags)
     pieces: dict[tuple[str, int, int], list[dict]] = {}
-    for row in _map(run_unit, units, jobs):
+    rows = map_units(run_unit, units) if map_units else _map(run_unit, units, jobs)
+    for row in rows:
         for cell in row:
             pieces.setdefault((cell["message"], cell["from"], cell["to"]), []).append(cell)
         if progress and row:

@@ -1,0 +1,44 @@
+"""kwire on Apache Spark: Kafka log files as DataFrames, and typed message columns.
+
+::
+
+    from kwire.spark import build_session, decode_column
+
+    spark = build_session()                                   # local[*] unless told otherwise
+    records = spark.read.format("kwire").load("/var/lib/kafka/data")
+    typed = decode_column(frames, "body", "MetadataResponse", 12)
+
+Modules: ``session`` (the SparkSession), ``datasource`` (the ``kwire`` format), ``options``
+(its options), ``logfiles`` (which files, of which kind), ``splits`` (cutting files at batch
+boundaries), ``arrow_records`` (records to Arrow), ``decoders`` (record values to messages),
+``typed`` (the typed ``record`` column), ``schemas`` (Arrow and Spark schemas of rows and
+messages), ``decode`` (``decode_column``), ``local_reader`` (the same rows without Spark),
+``fuzz`` (``kwire fuzz --spark``), ``progress`` (a progress line for jobs).
+PySpark is imported only by the modules that need it.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "build_session": "kwire.spark.session",
+    "ship_packages": "kwire.spark.session",
+    "register": "kwire.spark.datasource",
+    "KwireDataSource": "kwire.spark.datasource",
+    "decode_column": "kwire.spark.decode",
+    "read_table": "kwire.spark.local_reader",
+    "message_type": "kwire.spark.schemas",
+    "arrow_schema": "kwire.spark.schemas",
+    "spark_schema": "kwire.spark.schemas",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'kwire.spark' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

@@ -1,0 +1,107 @@
+"""Finding the files of a Kafka data directory that hold record batches, and what each one is.
+
+A broker's log directory has one folder per partition, named ``<topic>-<partition>``; inside,
+``*.log`` segments hold back-to-back record batches, next to indexes, producer-state
+``*.snapshot`` files and small text files that do not. A KRaft node keeps its metadata log in
+``__cluster_metadata-0`` (segments plus ``*.checkpoint`` snapshots) and a ``bootstrap.checkpoint``
+in the data directory. The group and transaction coordinators write ``__consumer_offsets-N`` and
+``__transaction_state-N``. Anything else given by name is read as a plain file of batches.
+
+The *kind* of a file decides which decoded-record columns it can give (see ``kinds.py``).
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+from kwire.errors import KwireError
+
+
+class Kind(str, Enum):
+    PARTITION_LOG = "partition_log"
+    METADATA_LOG = "metadata_log"
+    METADATA_SNAPSHOT = "metadata_snapshot"
+    GROUP_COORDINATOR_LOG = "group_coordinator_log"
+    TRANSACTION_COORDINATOR_LOG = "transaction_coordinator_log"
+    BATCH_FILE = "batch_file"
+
+
+METADATA_TOPIC = "__cluster_metadata"
+GROUP_TOPIC = "__consumer_offsets"
+TRANSACTION_TOPIC = "__transaction_state"
+
+# Files a directory walk picks up; a file named explicitly is read whatever its name.
+BATCH_SUFFIXES = (".log", ".checkpoint", ".batch")
+
+# `<topic>-<partition>`, optionally with the `.<uuid>-future|delete|stray` suffix Kafka gives a
+# partition folder that is being moved or deleted.
+_PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.[0-9a-f]{32}-(?:future|delete|stray))?$")
+
+
+@dataclass(frozen=True)
+class LogFile:
+    """One file to read, with what its location says about it."""
+
+    path: str
+    size: int
+    kind: Kind
+    topic: str | None
+    partition: int | None
+
+
+def topic_partition(directory: str) -> tuple[str | None, int | None]:
+    """(topic, partition) from a ``topic-N`` folder name, or (None, None)."""
+    match = _PARTITION_DIR.match(directory)
+    if not match:
+        return None, None
+    return match["topic"], int(match["partition"])
+
+
+def kind_of(path: str | os.PathLike, topic: str | None) -> Kind:
+    name = os.path.basename(path)
+    if name == "bootstrap.checkpoint":
+        return Kind.METADATA_SNAPSHOT
+    if topic == METADATA_TOPIC:
+        return Kind.METADATA_SNAPSHOT if name.endswith(".checkpoint") else Kind.METADATA_LOG
+    if name.endswith(".log") and topic is not None:
+        if topic == GROUP_TOPIC:
+            return Kind.GROUP_COORDINATOR_LOG
+        if topic == TRANSACTION_TOPIC:
+            return Kind.TRANSACTION_COORDINATOR_LOG
+        return Kind.PARTITION_LOG
+    return Kind.BATCH_FILE
+
+
+def describe(path: str | os.PathLike) -> LogFile:
+    """A :class:`LogFile` for one existing file."""
+    full = os.path.abspath(path)
+    topic, partition = topic_partition(os.path.basename(os.path.dirname(full)))
+    return LogFile(full, os.path.getsize(full), kind_of(full, topic), topic, partition)
+
+
+def discover(*roots: str | os.PathLike) -> list[LogFile]:
+    """Every batch file under ``roots`` (files or directories), sorted by path.
+
+    A directory is walked recursively for ``*.log``, ``*.checkpoint`` and ``*.batch`` files,
+    skipping hidden names; a file given directly is taken whatever its name.
+    """
+    found: dict[str, LogFile] = {}
+    for root in roots:
+        root = os.fspath(root)
+        if root.startswith("file://"):
+            root = root[len("file://"):]
+        if os.path.isfile(root):
+            entry = describe(root)
+            found[entry.path] = entry
+        elif os.path.isdir(root):
+            for directory, subdirs, files in os.walk(root):
+                subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
+                for name in files:
+                    if name.endswith(BATCH_SUFFIXES) and not name.startswith("."):
+                        entry = describe(os.path.join(directory, name))
+                        found[entry.path] = entry
+        else:
+            raise KwireError(f"no such file or directory: {root}")
+    return [found[path] for path in sorted(found)]

@@ -1,0 +1,95 @@
+"""Planning the work: files cut at batch boundaries into pieces, pieces packed into splits.
+
+A file no larger than the split size is one piece. A larger one is cut where a batch starts, found
+by reading only the 12 bytes at the front of each entry (``baseOffset int64 | batchLength int32``)
+and jumping over the rest, so planning a 1 GB segment reads a few hundred kilobytes. Small pieces
+are packed together so that a directory of many tiny segments does not become one task each.
+
+A piece ends either at a batch boundary or at the end of its file; a last entry cut short by a
+crash is left to the reader, which stops before it, as Kafka does.
+"""
+from __future__ import annotations
+
+import os
+import struct
+from dataclasses import dataclass
+
+from kwire.errors import CorruptRecordError
+from kwire.records.legacy import MESSAGE_OVERHEAD_V0
+from kwire.records.reader import LOG_OVERHEAD
+from kwire.spark.logfiles import LogFile
+
+DEFAULT_SPLIT_BYTES = 32 * 1024 * 1024
+MIN_SPLIT_BYTES = 1024 * 1024
+_ENTRY_HEADER = struct.Struct(">qi")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """Bytes ``start`` to ``end`` of one file: whole entries, except maybe a truncated last one."""
+
+    file: LogFile
+    start: int
+    end: int
+
+    @property
+    def size(self) -> int:
+        return self.end - self.start
+
+
+def split_size(total_bytes: int, max_split_bytes: int = DEFAULT_SPLIT_BYTES, min_splits: int = 1) -> int:
+    """How many bytes one split should hold: at most ``max_split_bytes``, and small enough that
+    the input makes ``min_splits`` splits (say, one per core), but not below 1 MiB."""
+    per_split = -(-total_bytes // max(min_splits, 1))
+    return max(min(max_split_bytes, per_split), min(MIN_SPLIT_BYTES, max_split_bytes), 1)
+
+
+def entry_starts(path: str, size: int, every: int) -> list[int]:
+    """Positions of entries in ``path`` at which to cut, about ``every`` bytes apart (the first
+    entry, at 0, is not listed). Only entry headers are read."""
+    cuts = []
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        pos = last_cut = 0
+        while pos + LOG_OVERHEAD <= size:
+            header = os.pread(fd, LOG_OVERHEAD, pos)
+            if len(header) < LOG_OVERHEAD:
+                break  # the file shrank under us: stop like a truncated tail
+            _, length = _ENTRY_HEADER.unpack(header)
+            if length < MESSAGE_OVERHEAD_V0:
+                raise CorruptRecordError(
+                    f"entry size {length} is below the minimum of {MESSAGE_OVERHEAD_V0} in {path}", offset=pos
+                )
+            if pos - last_cut >= every:
+                cuts.append(pos)
+                last_cut = pos
+            pos += LOG_OVERHEAD + length
+    finally:
+        os.close(fd)
+    return cuts
+
+
+def pieces_of(file: LogFile, every: int) -> list[Piece]:
+    """``file`` cut at batch boundaries into pieces of about ``every`` bytes."""
+    if file.size <= every:
+        return [Piece(file, 0, file.size)]
+    bounds = [0, *entry_starts(file.path, file.size, every), file.size]
+    return [Piece(file, start, end) for start, end in zip(bounds, bounds[1:]) if end > start]
+
+
+def plan(files: list[LogFile], max_split_bytes: int = DEFAULT_SPLIT_BYTES, min_splits: int = 1) -> list[list[Piece]]:
+    """Splits (lists of pieces) covering every file, in file order."""
+    every = split_size(sum(f.size for f in files), max_split_bytes, min_splits)
+    splits: list[list[Piece]] = []
+    current: list[Piece] = []
+    held = 0
+    for file in files:
+        for piece in pieces_of(file, every):
+            if current and held + piece.size > every:
+                splits.append(current)
+                current, held = [], 0
+            current.append(piece)
+            held += piece.size
+    if current:
+        splits.append(current)
+    return splits
