@@ -14,7 +14,8 @@ $(STAMP): pyproject.toml
 
 # The main job on the embedded default: regenerate the codecs, check the definitions, sweep
 # cross-version compatibility (report and heatmaps in reports/fuzz), then write a sample Kafka
-# data directory with kwire's writers and decode it (reports/sample-dump.txt).
+# data directory with kwire's writers and decode it: `kwire dump` (reports/sample-dump.txt) and
+# the same directory on Spark, local[*] (reports/sample-decoded/, one JSON row per record).
 run: $(STAMP)
 	$(BIN)/kwire generate --defs message_defs --out generated
 	$(BIN)/kwire validate message_defs
@@ -22,6 +23,7 @@ run: $(STAMP)
 	rm -rf build/sample-data && $(BIN)/python examples/sample_data.py build/sample-data
 	mkdir -p reports && $(BIN)/kwire dump build/sample-data > reports/sample-dump.txt
 	tail -n 3 reports/sample-dump.txt
+	$(BIN)/kwire decode build/sample-data --out reports/sample-decoded --format json
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
