@@ -17,18 +17,15 @@ transactional offset commits); they decode to :class:`~kwire.log_entries.Control
 """
 from __future__ import annotations
 
-import os
 import struct
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from kwire.errors import DecodeError, EncodeError, KwireError
-from kwire.log_entries import LogBatch
-from kwire.logdir import segment_file_name
-from kwire.records import BatchReader, Codec, FileBatchReader, Record
+from kwire.log_entries import LogBatch, SegmentWriter
+from kwire.records import BatchReader, FileBatchReader, Record
 
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTIONS_TOPIC = "__transaction_state"
@@ -205,31 +202,9 @@ def read_coordinator_log(
         raise DecodeError("the last batch is incomplete", offset=reader.truncated_at)
 
 
-class CoordinatorLogWriter:
+class CoordinatorLogWriter(SegmentWriter):
     """Append batches of coordinator records (and transaction markers) at consecutive offsets."""
-
-    def __init__(self, base_offset: int = 0, *, codec: Codec = Codec.NONE) -> None:
-        self.base_offset = base_offset
-        self.next_offset = base_offset
-        self.codec = codec
-        self.batches: list[LogBatch] = []
 
     def append(self, records: Iterable[Any], *, timestamp: int, leader_epoch: int = 0, **fields: Any) -> LogBatch:
         """One batch of ``records``; ``fields`` are LogBatch header fields (producer id, ...)."""
-        records = list(records)
-        if not records:
-            raise EncodeError("a batch needs at least one record")
-        fields.setdefault("codec", self.codec)
-        batch = LogBatch.of_records(records, base_offset=self.next_offset, timestamp=timestamp,
-                                    partition_leader_epoch=leader_epoch, **fields)
-        self.batches.append(batch)
-        self.next_offset = batch.next_offset
-        return batch
-
-    def encode(self) -> bytes:
-        return b"".join(batch.encode() for batch in self.batches)
-
-    def write_segment(self, directory: str | os.PathLike) -> Path:
-        path = Path(directory) / segment_file_name(self.base_offset)
-        path.write_bytes(self.encode())
-        return path
+        return self.append_batch(list(records), timestamp=timestamp, leader_epoch=leader_epoch, **fields)

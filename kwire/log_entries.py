@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+import os
+from pathlib import Path
 from typing import Any
 
 from kwire.errors import DecodeError, EncodeError
@@ -29,6 +31,7 @@ from kwire.records import (
     encode_control_key,
     encode_end_transaction_marker,
 )
+from kwire.logdir import segment_file_name
 from kwire.records.control import KRAFT_CONTROL_MESSAGES
 
 
@@ -200,3 +203,33 @@ def decode_control(record: Record, *, strict: bool = False) -> ControlRecord | U
 def encode_log(batches: Iterable[LogBatch]) -> bytes:
     """Batches back to back, as in a segment or snapshot file."""
     return b"".join(batch.encode() for batch in batches)
+
+
+class SegmentWriter:
+    """Batches appended at consecutive offsets, as a partition leader writes them, and the
+    segment file they make (``<20-digit base offset>.log``)."""
+
+    def __init__(self, base_offset: int = 0, *, codec: Codec = Codec.NONE) -> None:
+        self.base_offset = base_offset
+        self.next_offset = base_offset
+        self.codec = codec
+        self.batches: list[LogBatch] = []
+
+    def append_batch(self, records: list[Any], *, timestamp: int, leader_epoch: int, **fields: Any) -> LogBatch:
+        """One batch of ``records`` at the next offset; ``fields`` are LogBatch header fields."""
+        if not records:
+            raise EncodeError("a batch needs at least one record")
+        fields.setdefault("codec", self.codec)
+        batch = LogBatch.of_records(records, base_offset=self.next_offset, timestamp=timestamp,
+                                    partition_leader_epoch=leader_epoch, **fields)
+        self.batches.append(batch)
+        self.next_offset = batch.next_offset
+        return batch
+
+    def encode(self) -> bytes:
+        return b"".join(batch.encode() for batch in self.batches)
+
+    def write_segment(self, directory: str | os.PathLike) -> Path:
+        path = Path(directory) / segment_file_name(self.base_offset)
+        path.write_bytes(self.encode())
+        return path

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from kwire.errors import DecodeError, EncodeError
-from kwire.log_entries import ControlRecord, LogBatch, LogEntry
-from kwire.logdir import parse_segment_file_name, segment_file_name
+from kwire.log_entries import ControlRecord, LogBatch, LogEntry, SegmentWriter
+from kwire.logdir import parse_segment_file_name
 from kwire.records import BatchReader, Codec, ControlRecordType, FileBatchReader, Record
 from kwire.wire import read_uvarint, uvarint
 
@@ -183,7 +183,7 @@ def read_metadata_log(source: Any, *, strict: bool = False, allow_truncated: boo
         raise DecodeError("the last batch is incomplete", offset=reader.truncated_at)
 
 
-class MetadataLogWriter:
+class MetadataLogWriter(SegmentWriter):
     """Append metadata batches at consecutive offsets, as a KRaft leader does.
 
     ``append`` takes MetadataRecord / RawMetadataRecord values, ``append_control`` generated
@@ -191,37 +191,13 @@ class MetadataLogWriter:
     ``write_segment`` writes them to ``<20-digit base offset>.log``.
     """
 
-    def __init__(self, base_offset: int = 0, *, codec: Codec = Codec.NONE) -> None:
-        self.base_offset = base_offset
-        self.next_offset = base_offset
-        self.codec = codec
-        self.batches: list[LogBatch] = []
-
     def append(self, records: Iterable[Any], *, timestamp: int, leader_epoch: int) -> LogBatch:
-        return self._add(list(records), timestamp, leader_epoch, is_control=False, codec=self.codec)
+        return self.append_batch(list(records), timestamp=timestamp, leader_epoch=leader_epoch)
 
     def append_control(self, messages: Iterable[Any], *, timestamp: int, leader_epoch: int) -> LogBatch:
         records = [ControlRecord.of(message) for message in messages]
-        return self._add(records, timestamp, leader_epoch, is_control=True, codec=Codec.NONE)
-
-    def _add(self, records: list, timestamp: int, leader_epoch: int, *, is_control: bool, codec: Codec) -> LogBatch:
-        if not records:
-            raise EncodeError("a metadata batch needs at least one record")
-        batch = LogBatch.of_records(
-            records, base_offset=self.next_offset, timestamp=timestamp,
-            partition_leader_epoch=leader_epoch, is_control=is_control, codec=codec,
-        )
-        self.batches.append(batch)
-        self.next_offset = batch.next_offset
-        return batch
-
-    def encode(self) -> bytes:
-        return b"".join(batch.encode() for batch in self.batches)
-
-    def write_segment(self, directory: str | os.PathLike) -> Path:
-        path = Path(directory) / segment_file_name(self.base_offset)
-        path.write_bytes(self.encode())
-        return path
+        return self.append_batch(records, timestamp=timestamp, leader_epoch=leader_epoch, is_control=True,
+                                 codec=Codec.NONE)
 
 
 # ------------------------------------------------------------------------------------- snapshots
