@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test bench generate clean
+.PHONY: run test bench generate compile clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,8 +28,16 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
+# Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). The .py files
+# stay as the fallback; `make clean` or regenerating changed sources removes the extensions.
+compile: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
+	$(BIN)/kwire generate --defs message_defs --out generated --compile
+
 bench: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_codec.py --chart benchmarks/codec.png --json benchmarks/codec.json
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+	rm -f generated/*.so

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import importlib.machinery
 import importlib.metadata
 import io
 import json
@@ -43,7 +44,8 @@ if str(REPO) not in sys.path:
 from kwire import wire  # noqa: E402
 
 MESSAGE_DEFS = REPO / "message_defs"
-IMPLEMENTATIONS = ("kwire", "kio", "kafka-python", "construct")
+IMPLEMENTATIONS = ("kwire", "kwire (mypyc)", "kio", "kafka-python", "construct")
+COMPILED = "kwire (mypyc)"
 
 
 # --- what a benchmark cell runs ---------------------------------------------------------------
@@ -67,6 +69,34 @@ class Workload:
     codecs: dict[str, Codec] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)      # implementation -> why
     mismatched: dict[str, str] = field(default_factory=dict)   # implementation -> what differs
+
+
+# --- the compiled build ------------------------------------------------------------------------
+
+@cache
+def compiled_package():
+    """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
+    from generator.native_build import CompileUnavailable
+    from tests.compiled_build import CACHE, compiled_package as build
+
+    if not (CACHE.is_dir() and any(CACHE.iterdir())):
+        print("building the mypyc-compiled subset of generated/ (a few minutes, once) ...", file=sys.stderr)
+    try:
+        return build(), ""
+    except CompileUnavailable as exc:
+        return None, str(exc)
+
+
+def compiled_twin(cls: type) -> type:
+    """The class of the compiled build that matches a generated/ class."""
+    package, why = compiled_package()
+    if package is None:
+        raise ImportError(f"no compiled build: {why}")
+    module = importlib.import_module(cls.__module__.replace("generated.", f"{package.__name__}.", 1))
+    twin = getattr(module, cls.__name__)
+    if not (module.__file__ or "").endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+        raise ImportError(f"{module.__name__} is not compiled in the build")
+    return twin
 
 
 # --- single-message adapters: each decodes the kwire bytes and encodes what it decoded ---------
@@ -144,6 +174,7 @@ class MessageSpec:
 def message_codecs(spec: MessageSpec, data: bytes) -> dict[str, Callable[[], Codec]]:
     return {
         "kwire": partial(kwire_codec, spec.cls, spec.version, data),
+        COMPILED: lambda: kwire_codec(compiled_twin(spec.cls), spec.version, data),
         "kio": partial(kio_codec, *spec.kio, data),
         "kafka-python": partial(kafka_python_codec, *spec.kafka_python, spec.version, data),
         "construct": partial(construct_codec, spec.cls.NAME, spec.version, data),
@@ -319,8 +350,11 @@ def stream_codec(values: list[bytes], encode_body: Callable, decode_body: Callab
     return Codec(encode=encode, decode=decode, encoded_form=list)
 
 
-def kwire_stream_codec(values: list[bytes]) -> Codec:
+def kwire_stream_codec(values: list[bytes], compiled: bool = False) -> Codec:
     classes = metadata_record_classes()
+    if compiled:  # the record types in the stream (the compiled build has those, not every record)
+        used = {read_frame_header(value)[0] for value in values}
+        classes = {key: compiled_twin(cls) for key, cls in classes.items() if key in used}
 
     def decode_body(api_key: int, version: int, value: bytes, pos: int):
         cls = classes[api_key]
@@ -352,6 +386,7 @@ def metadata_stream_workload() -> Workload:
     title = "metadata record stream (" + ", ".join(f"{n} {name}" for name, n in counts.items()) + ")"
     workload = Workload("metadata_records", title, values, sum(map(len, values)))
     add_codecs(workload, {"kwire": partial(kwire_stream_codec, values),
+                          COMPILED: partial(kwire_stream_codec, values, compiled=True),
                           "construct": partial(construct_stream_codec, values)})
     workload.skipped["kio"] = "kio 0.6 has no FeatureLevel/Topic/Partition/RegisterBroker record entities"
     workload.skipped["kafka-python"] = "kafka-python 3 has no KRaft metadata record definitions"
@@ -360,9 +395,15 @@ def metadata_stream_workload() -> Workload:
 
 # --- setup and agreement check -------------------------------------------------------------------
 
+IMPLEMENTATIONS_SKIPPED: dict[str, str] = {}  # implementation -> why, for every workload
+
+
 def add_codecs(workload: Workload, factories: dict[str, Callable[[], Codec]]) -> None:
     """Set up each implementation; one that cannot be set up is skipped with the reason."""
     for name, factory in factories.items():
+        if name in IMPLEMENTATIONS_SKIPPED:
+            workload.skipped[name] = IMPLEMENTATIONS_SKIPPED[name]
+            continue
         try:
             codec = factory()
         except Exception as exc:  # a peer that fails to set up is reported, not fatal
@@ -526,21 +567,26 @@ def results_table(workloads: list[Workload], cells: dict[tuple, Cell]) -> str:
     return "\n".join(lines)
 
 
-# The issue's targets for the pure-Python generated code: (workload, op, peer, minimum ratio).
-TARGETS = [(w, op, "kafka-python", 2.0) for w in ("api_versions_v3", "metadata_v12") for op in ("encode", "decode")]
-TARGETS += [(w, "encode", "kio", 1.0) for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
-REPORTED_RATIOS = [(w, "decode", "kio") for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
+# The issue's targets: (implementation, workload, op, peer, minimum ratio); None = only reported.
+TARGETS = [("kwire", w, op, "kafka-python", 2.0) for w in ("api_versions_v3", "metadata_v12")
+           for op in ("encode", "decode")]
+TARGETS += [("kwire", w, "encode", "kio", 1.0) for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
+TARGETS += [("kwire", w, "decode", "kio", None) for w in ("api_versions_v3", "metadata_v12", "fetch_v12")]
+TARGETS += [(COMPILED, w, "decode", "kio", 1.0) for w in ("api_versions_v3", "metadata_v12")]
+TARGETS += [(COMPILED, "fetch_v12", "decode", "kio", None)]
+TARGETS += [(COMPILED, w, op, "kwire", None) for w in WORKLOAD_BUILDERS for op in ("encode", "decode")]
 
 
 def target_lines(cells: dict[tuple, Cell]) -> list[dict]:
     rows = []
-    for w, op, peer, minimum in TARGETS + [(*r, None) for r in REPORTED_RATIOS]:
-        r = speed_ratio(cells.get((w, "kwire", op)), cells.get((w, peer, op)))
+    for impl, w, op, peer, minimum in TARGETS:
+        r = speed_ratio(cells.get((w, impl, op)), cells.get((w, peer, op)))
         if r is None:
             status = "not measured"
         else:
             status = "reported" if minimum is None else ("met" if r >= minimum else "MISSED")
-        rows.append({"workload": w, "operation": op, "peer": peer, "minimum": minimum, "ratio": r, "status": status})
+        rows.append({"implementation": impl, "workload": w, "operation": op, "peer": peer, "minimum": minimum,
+                     "ratio": r, "status": status})
     return rows
 
 
@@ -573,7 +619,8 @@ def draw_chart(path: Path, workloads: list[Workload], cells: dict[tuple, Cell], 
         import matplotlib.pyplot as plt
     except ImportError as exc:
         return f"no chart: matplotlib is not installed ({exc})"
-    colours = {"kwire": "#2b7bba", "kio": "#e08214", "kafka-python": "#4daf4a", "construct": "#999999"}
+    colours = {"kwire": "#2b7bba", COMPILED: "#08306b", "kio": "#e08214", "kafka-python": "#4daf4a",
+               "construct": "#999999"}
     fig, axes = plt.subplots(1, 2, figsize=(13, 5.2), sharey=True)
     width = 0.8 / len(IMPLEMENTATIONS)
     for ax, op in zip(axes, ("encode", "decode")):
@@ -625,6 +672,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="only this workload (repeatable)")
     parser.add_argument("--check", action="store_true",
                         help="only build the workloads and check every implementation agrees; no timing")
+    parser.add_argument("--no-compiled", action="store_true",
+                        help="leave out the mypyc-compiled build (otherwise built once, in minutes, if mypy "
+                             "and a C compiler are present)")
     parser.add_argument("--json", type=Path, help="write the results here")
     parser.add_argument("--chart", type=Path, help="draw a bar chart to this PNG")
     args = parser.parse_args(argv)
@@ -635,6 +685,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"note: construct reference skipped: generator.reference_codec is not importable "
               f"({reference_codec()[1]})")
     selected = args.workload or list(WORKLOAD_BUILDERS)
+    import generated.api_versions_response as probe
+    if not (probe.__file__ or "").endswith(".py"):
+        print("note: generated/ itself is compiled (make compile): the 'kwire' column is not pure Python; "
+              "`make clean` or `kwire generate` after a change removes the extensions")
+    if args.no_compiled:
+        IMPLEMENTATIONS_SKIPPED[COMPILED] = "left out (--no-compiled)"
     workloads = build_workloads(selected)
 
     print("Workloads (wire bytes per op):")
@@ -671,7 +727,7 @@ def main(argv: list[str] | None = None) -> int:
     for t in targets:
         shown = "-" if t["ratio"] is None else f"{t['ratio']:.2f}x"
         need = "" if t["minimum"] is None else f" (target >= {t['minimum']:g}x)"
-        print(f"  {t['workload']} {t['operation']} vs {t['peer']}: {shown}{need} {t['status']}")
+        print(f"  {t['implementation']} {t['workload']} {t['operation']} vs {t['peer']}: {shown}{need} {t['status']}")
 
     if args.json:
         args.json.write_text(json.dumps({

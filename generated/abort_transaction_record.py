@@ -64,20 +64,31 @@ def _read_AbortTransactionRecord_v0(buf: bytes, pos: int) -> tuple[AbortTransact
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "reason"
                     reason_end = pos + buf[pos]
-                    if pos < reason_end < pos + 0x80 and reason_end <= len(buf):  # the usual case: a short string
+                    if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
                         o.reason = buf[pos + 1:reason_end].decode()
                         pos = reason_end
                     else:

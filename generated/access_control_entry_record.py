@@ -103,6 +103,7 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
     o = AccessControlEntryRecord.__new__(AccessControlEntryRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "id"
         o.id, pos = _w.read_uuid(buf, pos)
@@ -111,7 +112,7 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         pos += 1
         _f = "resource_name"
         resource_name_end = pos + buf[pos]
-        if pos < resource_name_end < pos + 0x80 and resource_name_end <= len(buf):  # the usual case: a short string
+        if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
             o.resource_name = buf[pos + 1:resource_name_end].decode()
             pos = resource_name_end
         else:
@@ -121,14 +122,14 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
         pos += 1
         _f = "principal"
         principal_end = pos + buf[pos]
-        if pos < principal_end < pos + 0x80 and principal_end <= len(buf):  # the usual case: a short string
+        if pos < principal_end < pos + 0x80 and principal_end <= size:  # the usual case: a short string
             o.principal = buf[pos + 1:principal_end].decode()
             pos = principal_end
         else:
             o.principal, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -141,10 +142,20 @@ def _read_AccessControlEntryRecord_v0(buf: bytes, pos: int) -> tuple[AccessContr
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

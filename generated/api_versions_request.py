@@ -98,17 +98,18 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
     o = ApiVersionsRequest.__new__(ApiVersionsRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "client_software_name"
         client_software_name_end = pos + buf[pos]
-        if pos < client_software_name_end < pos + 0x80 and client_software_name_end <= len(buf):  # the usual case: a short string
+        if pos < client_software_name_end < pos + 0x80 and client_software_name_end <= size:  # the usual case: a short string
             o.client_software_name = buf[pos + 1:client_software_name_end].decode()
             pos = client_software_name_end
         else:
             o.client_software_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_software_version"
         client_software_version_end = pos + buf[pos]
-        if pos < client_software_version_end < pos + 0x80 and client_software_version_end <= len(buf):  # the usual case: a short string
+        if pos < client_software_version_end < pos + 0x80 and client_software_version_end <= size:  # the usual case: a short string
             o.client_software_version = buf[pos + 1:client_software_version_end].decode()
             pos = client_software_version_end
         else:
@@ -118,10 +119,20 @@ def _read_ApiVersionsRequest_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRequ
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

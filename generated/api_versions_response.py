@@ -292,10 +292,20 @@ def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -333,10 +343,11 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
     o = SupportedFeatureKey.__new__(SupportedFeatureKey)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -349,10 +360,20 @@ def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatu
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -400,10 +421,11 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
     o = FinalizedFeatureKey.__new__(FinalizedFeatureKey)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -416,10 +438,20 @@ def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatu
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -466,23 +498,22 @@ def _size_FinalizedFeatureKey_v3_4(o: FinalizedFeatureKey) -> int:
 def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
     o.throttle_time_ms = 0
-    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
-    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
-            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -491,12 +522,12 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
             o.api_keys = api_keys_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -539,23 +570,22 @@ def _size_ApiVersionsResponse_v0(o: ApiVersionsResponse) -> int:
 
 def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
-    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
-    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
-            api_keys_append = api_keys_items.append
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -564,12 +594,12 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version,  = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v0_2(buf, pos)
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
             o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -617,23 +647,26 @@ def _size_ApiVersionsResponse_v1_2(o: ApiVersionsResponse) -> int:
 
 def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
     o = ApiVersionsResponse.__new__(ApiVersionsResponse)
-    o.supported_features = KeyedList()
     o.finalized_features_epoch = -1
-    o.finalized_features = KeyedList()
     o.zk_migration_ready = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "api_keys[]"
-        api_keys_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        api_keys_n = buf[pos] - 1
+        if api_keys_n < 0x7F and api_keys_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            api_keys_n, pos = _w.read_count(buf, pos, True)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
             api_keys_items: list[ApiVersion] = KeyedList()
-            api_keys_append = api_keys_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 7
             api_keys_rows = buf[pos:api_keys_end]
@@ -642,12 +675,12 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     api_keys_item = ApiVersion.__new__(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
                 pos = api_keys_end
             else:
                 for _i in range(api_keys_n):
                     api_keys_item, pos = _read_ApiVersion_v3_4(buf, pos)
-                    api_keys_append(api_keys_item)
+                    api_keys_items.append(api_keys_item)
             o.api_keys = api_keys_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -657,21 +690,35 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "supported_features[]"
-                    supported_features_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    supported_features_n = buf[pos] - 1
+                    if supported_features_n < 0x7F and supported_features_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        supported_features_n, pos = _w.read_count(buf, pos, True)
                     if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
                     else:
                         supported_features_items: list[SupportedFeatureKey] = KeyedList()
-                        supported_features_append = supported_features_items.append
                         for _i in range(supported_features_n):
                             supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
-                            supported_features_append(supported_features_item)
+                            supported_features_items.append(supported_features_item)
                         o.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -683,15 +730,19 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         raise DecodeError(f"tagged field 1 (finalized_features_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "finalized_features[]"
-                    finalized_features_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    finalized_features_n = buf[pos] - 1
+                    if finalized_features_n < 0x7F and finalized_features_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        finalized_features_n, pos = _w.read_count(buf, pos, True)
                     if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
                     else:
                         finalized_features_items: list[FinalizedFeatureKey] = KeyedList()
-                        finalized_features_append = finalized_features_items.append
                         for _i in range(finalized_features_n):
                             finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
-                            finalized_features_append(finalized_features_item)
+                            finalized_features_items.append(finalized_features_item)
                         o.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -859,6 +910,7 @@ FinalizedFeatureKey.FIELDS = (
 ApiVersionsResponse._READERS = (_read_ApiVersionsResponse_v0, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v1_2, _read_ApiVersionsResponse_v3_4, _read_ApiVersionsResponse_v3_4, )
 ApiVersionsResponse._WRITERS = (_write_ApiVersionsResponse_v0, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v1_2, _write_ApiVersionsResponse_v3_4, _write_ApiVersionsResponse_v3_4, )
 ApiVersionsResponse._SIZERS = (_size_ApiVersionsResponse_v0, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v1_2, _size_ApiVersionsResponse_v3_4, _size_ApiVersionsResponse_v3_4, )
+ApiVersionsResponse._LAZY_DEFAULTS = {"api_keys": KeyedList, "supported_features": KeyedList, "finalized_features": KeyedList}
 ApiVersionsResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("api_keys", "apiKeys", "[]ApiVersion", (0, 32767), (1, 0), (1, 0), None, False, (), ApiVersion),

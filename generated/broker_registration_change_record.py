@@ -86,7 +86,6 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
 def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.in_controlled_shutdown = 0
-    o.log_dirs = []
     o.fenced = 0
     _f = ""
     _i = 0
@@ -99,10 +98,20 @@ def _read_BrokerRegistrationChangeRecord_v0(buf: bytes, pos: int) -> tuple[Broke
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "fenced"
                     (o.fenced,) = _unpack_b(buf, pos)
@@ -160,7 +169,6 @@ def _size_BrokerRegistrationChangeRecord_v0(o: BrokerRegistrationChangeRecord) -
 
 def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationChangeRecord, int]:
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
-    o.log_dirs = []
     o.fenced = 0
     o.in_controlled_shutdown = 0
     _f = ""
@@ -174,10 +182,20 @@ def _read_BrokerRegistrationChangeRecord_v1(buf: bytes, pos: int) -> tuple[Broke
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "fenced"
                     (o.fenced,) = _unpack_b(buf, pos)
@@ -251,9 +269,9 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
     o = BrokerRegistrationChangeRecord.__new__(BrokerRegistrationChangeRecord)
     o.fenced = 0
     o.in_controlled_shutdown = 0
-    o.log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id, broker_epoch"
         o.broker_id, o.broker_epoch = _unpack_iq(buf, pos)
@@ -263,10 +281,20 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "fenced"
                     (o.fenced,) = _unpack_b(buf, pos)
@@ -281,7 +309,12 @@ def _read_BrokerRegistrationChangeRecord_v2(buf: bytes, pos: int) -> tuple[Broke
                         raise DecodeError(f"tagged field 1 (in_controlled_shutdown) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 2:
                     _f = "log_dirs"
-                    log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    log_dirs_n = buf[pos] - 1
+                    if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
                     else:
@@ -375,6 +408,7 @@ def _size_BrokerRegistrationChangeRecord_v2(o: BrokerRegistrationChangeRecord) -
 BrokerRegistrationChangeRecord._READERS = (_read_BrokerRegistrationChangeRecord_v0, _read_BrokerRegistrationChangeRecord_v1, _read_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._WRITERS = (_write_BrokerRegistrationChangeRecord_v0, _write_BrokerRegistrationChangeRecord_v1, _write_BrokerRegistrationChangeRecord_v2, )
 BrokerRegistrationChangeRecord._SIZERS = (_size_BrokerRegistrationChangeRecord_v0, _size_BrokerRegistrationChangeRecord_v1, _size_BrokerRegistrationChangeRecord_v2, )
+BrokerRegistrationChangeRecord._LAZY_DEFAULTS = {"log_dirs": list}
 BrokerRegistrationChangeRecord.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("broker_epoch", "brokerEpoch", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -220,17 +220,18 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
     o = Listener.__new__(Listener)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -243,10 +244,20 @@ def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -304,10 +315,11 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
     o = Feature.__new__(Feature)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -320,10 +332,20 @@ def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -370,18 +392,17 @@ def _size_Feature_v0_5(o: Feature) -> int:
 def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.is_migrating_zk_broker = False
-    o.log_dirs = []
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -389,30 +410,38 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -422,10 +451,20 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -519,18 +558,17 @@ def _size_BrokerRegistrationRequest_v0(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.log_dirs = []
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -538,30 +576,38 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -574,10 +620,20 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -672,16 +728,16 @@ def _size_BrokerRegistrationRequest_v1(o: BrokerRegistrationRequest) -> int:
 def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
     o.previous_broker_epoch = -1
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -689,30 +745,38 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -721,7 +785,12 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        log_dirs_n = buf[pos] - 1
+        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
@@ -735,10 +804,20 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -850,16 +929,16 @@ def _size_BrokerRegistrationRequest_v2(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -867,30 +946,38 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -899,7 +986,12 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        log_dirs_n = buf[pos] - 1
+        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
@@ -916,10 +1008,20 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1033,16 +1135,16 @@ def _size_BrokerRegistrationRequest_v3_4(o: BrokerRegistrationRequest) -> int:
 
 def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
     o = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
-    o.cordoned_log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -1050,30 +1152,38 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         _f = "incarnation_id"
         o.incarnation_id, pos = _w.read_uuid(buf, pos)
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[Feature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -1082,7 +1192,12 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         (o.is_migrating_zk_broker,) = _unpack_o(buf, pos)
         pos += 1
         _f = "log_dirs"
-        log_dirs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        log_dirs_n = buf[pos] - 1
+        if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
         else:
@@ -1099,13 +1214,28 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cordoned_log_dirs"
-                    cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    cordoned_log_dirs_n = buf[pos] - 1
+                    if cordoned_log_dirs_n < 0x7F and cordoned_log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if cordoned_log_dirs_n < 0:
                         raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
                     else:
@@ -1274,6 +1404,7 @@ Feature.FIELDS = (
 BrokerRegistrationRequest._READERS = (_read_BrokerRegistrationRequest_v0, _read_BrokerRegistrationRequest_v1, _read_BrokerRegistrationRequest_v2, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v3_4, _read_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._WRITERS = (_write_BrokerRegistrationRequest_v0, _write_BrokerRegistrationRequest_v1, _write_BrokerRegistrationRequest_v2, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v3_4, _write_BrokerRegistrationRequest_v5, )
 BrokerRegistrationRequest._SIZERS = (_size_BrokerRegistrationRequest_v0, _size_BrokerRegistrationRequest_v1, _size_BrokerRegistrationRequest_v2, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v3_4, _size_BrokerRegistrationRequest_v5, )
+BrokerRegistrationRequest._LAZY_DEFAULTS = {"listeners": KeyedList, "features": KeyedList, "log_dirs": list, "cordoned_log_dirs": list}
 BrokerRegistrationRequest.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("cluster_id", "clusterId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

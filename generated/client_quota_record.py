@@ -123,17 +123,18 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
     o = EntityData.__new__(EntityData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "entity_type"
         entity_type_end = pos + buf[pos]
-        if pos < entity_type_end < pos + 0x80 and entity_type_end <= len(buf):  # the usual case: a short string
+        if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
             o.entity_type = buf[pos + 1:entity_type_end].decode()
             pos = entity_type_end
         else:
             o.entity_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "entity_name"
         entity_name_end = pos + buf[pos]
-        if pos < entity_name_end < pos + 0x80 and entity_name_end <= len(buf):  # the usual case: a short string
+        if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
             o.entity_name = buf[pos + 1:entity_name_end].decode()
             pos = entity_name_end
         else:
@@ -143,10 +144,20 @@ def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -195,21 +206,26 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
     o = ClientQuotaRecord.__new__(ClientQuotaRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "entity[]"
-        entity_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        entity_n = buf[pos] - 1
+        if entity_n < 0x7F and entity_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
         else:
             entity_items: list[EntityData] = []
-            entity_append = entity_items.append
             for _i in range(entity_n):
                 entity_item, pos = _read_EntityData_v0(buf, pos)
-                entity_append(entity_item)
+                entity_items.append(entity_item)
             o.entity = entity_items
         _f = "key"
         key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
             o.key = buf[pos + 1:key_end].decode()
             pos = key_end
         else:
@@ -222,10 +238,20 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -298,6 +324,7 @@ EntityData.FIELDS = (
 ClientQuotaRecord._READERS = (_read_ClientQuotaRecord_v0, )
 ClientQuotaRecord._WRITERS = (_write_ClientQuotaRecord_v0, )
 ClientQuotaRecord._SIZERS = (_size_ClientQuotaRecord_v0, )
+ClientQuotaRecord._LAZY_DEFAULTS = {"entity": list}
 ClientQuotaRecord.FIELDS = (
     FieldInfo("entity", "entity", "[]EntityData", (0, 32767), (1, 0), (1, 0), None, False, (), EntityData),
     FieldInfo("key", "key", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

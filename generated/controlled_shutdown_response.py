@@ -154,10 +154,11 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
     o = RemainingPartition.__new__(RemainingPartition)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_name"
         topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
             o.topic_name = buf[pos + 1:topic_name_end].decode()
             pos = topic_name_end
         else:
@@ -170,10 +171,20 @@ def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartitio
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -221,20 +232,21 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
     o = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "remaining_partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         remaining_partitions_n, pos = _w.read_count(buf, pos, False)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
             remaining_partitions_items: list[RemainingPartition] = KeyedList()
-            remaining_partitions_append = remaining_partitions_items.append
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
-                remaining_partitions_append(remaining_partitions_item)
+                remaining_partitions_items.append(remaining_partitions_item)
             o.remaining_partitions = remaining_partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -279,30 +291,45 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
     o = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "remaining_partitions[]"
-        remaining_partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        remaining_partitions_n = buf[pos] - 1
+        if remaining_partitions_n < 0x7F and remaining_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            remaining_partitions_n, pos = _w.read_count(buf, pos, True)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
             remaining_partitions_items: list[RemainingPartition] = KeyedList()
-            remaining_partitions_append = remaining_partitions_items.append
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
-                remaining_partitions_append(remaining_partitions_item)
+                remaining_partitions_items.append(remaining_partitions_item)
             o.remaining_partitions = remaining_partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -366,6 +393,7 @@ RemainingPartition.FIELDS = (
 ControlledShutdownResponse._READERS = (_read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v0_2, _read_ControlledShutdownResponse_v3, )
 ControlledShutdownResponse._WRITERS = (_write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v0_2, _write_ControlledShutdownResponse_v3, )
 ControlledShutdownResponse._SIZERS = (_size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v0_2, _size_ControlledShutdownResponse_v3, )
+ControlledShutdownResponse._LAZY_DEFAULTS = {"remaining_partitions": KeyedList}
 ControlledShutdownResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("remaining_partitions", "remainingPartitions", "[]RemainingPartition", (0, 32767), (1, 0), (1, 0), None, False, (), RemainingPartition),

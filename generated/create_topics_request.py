@@ -276,6 +276,7 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
     o = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index"
         (o.partition_index,) = _unpack_i(buf, pos)
@@ -283,8 +284,8 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         _f = "broker_ids"
         broker_ids_n = buf[pos] - 1
         broker_ids_end = pos + 1 + broker_ids_n * 4
-        if 0 <= broker_ids_n < 32 and broker_ids_end <= len(buf):  # the usual case: a short array
-            o.broker_ids = list(_unpack_array_i[broker_ids_n](buf, pos + 1))
+        if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+            o.broker_ids = [*_unpack_array_i[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -297,10 +298,20 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -393,17 +404,18 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
     o = CreatableTopicConfig.__new__(CreatableTopicConfig)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
         value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= len(buf):  # the usual case: a short string
+        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
             o.value = buf[pos + 1:value_end].decode()
             pos = value_end
         else:
@@ -413,10 +425,20 @@ def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopi
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -465,6 +487,7 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     o = CreatableTopic.__new__(CreatableTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
@@ -472,26 +495,26 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignments[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[CreatableReplicaAssignment] = KeyedList()
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         _f = "configs[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
             configs_items: list[CreatableTopicConfig] = KeyedList()
-            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
-                configs_append(configs_item)
+                configs_items.append(configs_item)
             o.configs = configs_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -556,10 +579,11 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
     o = CreatableTopic.__new__(CreatableTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -568,36 +592,54 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "assignments[]"
-        assignments_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        assignments_n = buf[pos] - 1
+        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[CreatableReplicaAssignment] = KeyedList()
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         _f = "configs[]"
-        configs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        configs_n = buf[pos] - 1
+        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
             configs_items: list[CreatableTopicConfig] = KeyedList()
-            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
-                configs_append(configs_item)
+                configs_items.append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -683,17 +725,18 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
     o = CreateTopicsRequest.__new__(CreateTopicsRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
@@ -741,17 +784,22 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
     o = CreateTopicsRequest.__new__(CreateTopicsRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms, validate_only"
         o.timeout_ms, o.validate_only = _unpack_io(buf, pos)
@@ -761,10 +809,20 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -820,6 +878,7 @@ def _size_CreateTopicsRequest_v5_7(o: CreateTopicsRequest) -> int:
 CreatableReplicaAssignment._READERS = (None, None, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v2_4, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, _read_CreatableReplicaAssignment_v5_7, )
 CreatableReplicaAssignment._WRITERS = (None, None, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v2_4, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, _write_CreatableReplicaAssignment_v5_7, )
 CreatableReplicaAssignment._SIZERS = (None, None, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v2_4, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7, _size_CreatableReplicaAssignment_v5_7, )
+CreatableReplicaAssignment._LAZY_DEFAULTS = {"broker_ids": list}
 CreatableReplicaAssignment._MAP_KEYS = ("partition_index", )
 CreatableReplicaAssignment.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0, map_key=True),
@@ -836,6 +895,7 @@ CreatableTopicConfig.FIELDS = (
 CreatableTopic._READERS = (None, None, _read_CreatableTopic_v2_4, _read_CreatableTopic_v2_4, _read_CreatableTopic_v2_4, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, _read_CreatableTopic_v5_7, )
 CreatableTopic._WRITERS = (None, None, _write_CreatableTopic_v2_4, _write_CreatableTopic_v2_4, _write_CreatableTopic_v2_4, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, _write_CreatableTopic_v5_7, )
 CreatableTopic._SIZERS = (None, None, _size_CreatableTopic_v2_4, _size_CreatableTopic_v2_4, _size_CreatableTopic_v2_4, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7, _size_CreatableTopic_v5_7, )
+CreatableTopic._LAZY_DEFAULTS = {"assignments": KeyedList, "configs": KeyedList}
 CreatableTopic._MAP_KEYS = ("name", )
 CreatableTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, '', map_key=True),
@@ -847,6 +907,7 @@ CreatableTopic.FIELDS = (
 CreateTopicsRequest._READERS = (None, None, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v2_4, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, _read_CreateTopicsRequest_v5_7, )
 CreateTopicsRequest._WRITERS = (None, None, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v2_4, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, _write_CreateTopicsRequest_v5_7, )
 CreateTopicsRequest._SIZERS = (None, None, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v2_4, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7, _size_CreateTopicsRequest_v5_7, )
+CreateTopicsRequest._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]CreatableTopic", (0, 32767), (1, 0), (1, 0), None, False, (), CreatableTopic),
     FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 60000),

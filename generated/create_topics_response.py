@@ -208,17 +208,18 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
     o = CreatableTopicConfigs.__new__(CreatableTopicConfigs)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "value"
         value_end = pos + buf[pos]
-        if pos < value_end < pos + 0x80 and value_end <= len(buf):  # the usual case: a short string
+        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
             o.value = buf[pos + 1:value_end].decode()
             pos = value_end
         else:
@@ -231,10 +232,20 @@ def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTop
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -287,7 +298,6 @@ def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopi
     o.topic_config_error_code = 0
     o.num_partitions = -1
     o.replication_factor = -1
-    o.configs = []
     _f = ""
     _i = 0
     try:
@@ -336,10 +346,11 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
     o.topic_config_error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -349,7 +360,7 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
         pos += 2
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -358,25 +369,39 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "configs[]"
-        configs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        configs_n = buf[pos] - 1
+        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             o.configs = None
         else:
             configs_items: list[CreatableTopicConfigs] = []
-            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_append(configs_item)
+                configs_items.append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "topic_config_error_code"
                     (o.topic_config_error_code,) = _unpack_h(buf, pos)
@@ -467,10 +492,11 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
     o.topic_config_error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -482,7 +508,7 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
         pos += 2
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -491,25 +517,39 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
         o.num_partitions, o.replication_factor = _unpack_ih(buf, pos)
         pos += 6
         _f = "configs[]"
-        configs_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        configs_n = buf[pos] - 1
+        if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             o.configs = None
         else:
             configs_items: list[CreatableTopicConfigs] = []
-            configs_append = configs_items.append
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfigs_v5_7(buf, pos)
-                configs_append(configs_item)
+                configs_items.append(configs_item)
             o.configs = configs_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "topic_config_error_code"
                     (o.topic_config_error_code,) = _unpack_h(buf, pos)
@@ -602,20 +642,21 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
     o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -660,30 +701,45 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
     o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -740,30 +796,45 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
     o = CreateTopicsResponse.__new__(CreateTopicsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[CreatableTopicResult] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -829,6 +900,7 @@ CreatableTopicConfigs.FIELDS = (
 CreatableTopicResult._READERS = (None, None, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v2_4, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v5_6, _read_CreatableTopicResult_v7, )
 CreatableTopicResult._WRITERS = (None, None, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v2_4, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v5_6, _write_CreatableTopicResult_v7, )
 CreatableTopicResult._SIZERS = (None, None, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v2_4, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v5_6, _size_CreatableTopicResult_v7, )
+CreatableTopicResult._LAZY_DEFAULTS = {"configs": list}
 CreatableTopicResult._MAP_KEYS = ("name", )
 CreatableTopicResult.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, '', map_key=True),
@@ -843,6 +915,7 @@ CreatableTopicResult.FIELDS = (
 CreateTopicsResponse._READERS = (None, None, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v2_4, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v5_6, _read_CreateTopicsResponse_v7, )
 CreateTopicsResponse._WRITERS = (None, None, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v2_4, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v5_6, _write_CreateTopicsResponse_v7, )
 CreateTopicsResponse._SIZERS = (None, None, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v2_4, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v5_6, _size_CreateTopicsResponse_v7, )
+CreateTopicsResponse._LAZY_DEFAULTS = {"topics": KeyedList}
 CreateTopicsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]CreatableTopicResult", (0, 32767), (1, 0), (1, 0), None, False, (), CreatableTopicResult),

@@ -95,23 +95,29 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
     o = DelegationTokenRecord.__new__(DelegationTokenRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "owner"
         owner_end = pos + buf[pos]
-        if pos < owner_end < pos + 0x80 and owner_end <= len(buf):  # the usual case: a short string
+        if pos < owner_end < pos + 0x80 and owner_end <= size:  # the usual case: a short string
             o.owner = buf[pos + 1:owner_end].decode()
             pos = owner_end
         else:
             o.owner, pos = _w.read_compact_string_nn(buf, pos)
         _f = "requester"
         requester_end = pos + buf[pos]
-        if pos < requester_end < pos + 0x80 and requester_end <= len(buf):  # the usual case: a short string
+        if pos < requester_end < pos + 0x80 and requester_end <= size:  # the usual case: a short string
             o.requester = buf[pos + 1:requester_end].decode()
             pos = requester_end
         else:
             o.requester, pos = _w.read_compact_string_nn(buf, pos)
         _f = "renewers"
-        renewers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        renewers_n = buf[pos] - 1
+        if renewers_n < 0x7F and renewers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
         else:
@@ -125,7 +131,7 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
         pos += 24
         _f = "token_id"
         token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= len(buf):  # the usual case: a short string
+        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
             o.token_id = buf[pos + 1:token_id_end].decode()
             pos = token_id_end
         else:
@@ -135,10 +141,20 @@ def _read_DelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[DelegationToke
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -228,6 +244,7 @@ def _size_DelegationTokenRecord_v0(o: DelegationTokenRecord) -> int:
 DelegationTokenRecord._READERS = (_read_DelegationTokenRecord_v0, )
 DelegationTokenRecord._WRITERS = (_write_DelegationTokenRecord_v0, )
 DelegationTokenRecord._SIZERS = (_size_DelegationTokenRecord_v0, )
+DelegationTokenRecord._LAZY_DEFAULTS = {"renewers": list}
 DelegationTokenRecord.FIELDS = (
     FieldInfo("owner", "owner", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("requester", "requester", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),

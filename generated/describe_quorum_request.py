@@ -156,10 +156,20 @@ def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -197,21 +207,26 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_name"
         topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
             o.topic_name = buf[pos + 1:topic_name_end].decode()
             pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 5
             partitions_rows = buf[pos:partitions_end]
@@ -220,22 +235,32 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                     partitions_item = PartitionData.__new__(PartitionData)
                     partitions_item.partition_index, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_PartitionData_v0_2(buf, pos)
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -300,27 +325,42 @@ def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuor
     o = DescribeQuorumRequest.__new__(DescribeQuorumRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v0_2(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -380,6 +420,7 @@ PartitionData.FIELDS = (
 TopicData._READERS = (_read_TopicData_v0_2, _read_TopicData_v0_2, _read_TopicData_v0_2, )
 TopicData._WRITERS = (_write_TopicData_v0_2, _write_TopicData_v0_2, _write_TopicData_v0_2, )
 TopicData._SIZERS = (_size_TopicData_v0_2, _size_TopicData_v0_2, _size_TopicData_v0_2, )
+TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (
     FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
@@ -387,6 +428,7 @@ TopicData.FIELDS = (
 DescribeQuorumRequest._READERS = (_read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, _read_DescribeQuorumRequest_v0_2, )
 DescribeQuorumRequest._WRITERS = (_write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, _write_DescribeQuorumRequest_v0_2, )
 DescribeQuorumRequest._SIZERS = (_size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2, _size_DescribeQuorumRequest_v0_2, )
+DescribeQuorumRequest._LAZY_DEFAULTS = {"topics": list}
 DescribeQuorumRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]TopicData", (0, 32767), (1, 0), (1, 0), None, False, (), TopicData),
 )

@@ -374,10 +374,20 @@ def _read_ReplicaState_v0(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -427,10 +437,20 @@ def _read_ReplicaState_v1(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -484,10 +504,20 @@ def _read_ReplicaState_v2(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -531,41 +561,60 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o.error_message = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _unpack_ihiiq(buf, pos)
         pos += 22
         _f = "current_voters[]"
-        current_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        current_voters_n = buf[pos] - 1
+        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
-            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v0(buf, pos)
-                current_voters_append(current_voters_item)
+                current_voters_items.append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
-        observers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        observers_n = buf[pos] - 1
+        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
-            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v0(buf, pos)
-                observers_append(observers_item)
+                observers_items.append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -642,41 +691,60 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o.error_message = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, leader_id, leader_epoch, high_watermark"
         o.partition_index, o.error_code, o.leader_id, o.leader_epoch, o.high_watermark = _unpack_ihiiq(buf, pos)
         pos += 22
         _f = "current_voters[]"
-        current_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        current_voters_n = buf[pos] - 1
+        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
-            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v1(buf, pos)
-                current_voters_append(current_voters_item)
+                current_voters_items.append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
-        observers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        observers_n = buf[pos] - 1
+        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
-            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v1(buf, pos)
-                observers_append(observers_item)
+                observers_items.append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -752,13 +820,14 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code"
         o.partition_index, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -767,36 +836,54 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         o.leader_id, o.leader_epoch, o.high_watermark = _unpack_iiq(buf, pos)
         pos += 16
         _f = "current_voters[]"
-        current_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        current_voters_n = buf[pos] - 1
+        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
         else:
             current_voters_items: list[ReplicaState] = []
-            current_voters_append = current_voters_items.append
             for _i in range(current_voters_n):
                 current_voters_item, pos = _read_ReplicaState_v2(buf, pos)
-                current_voters_append(current_voters_item)
+                current_voters_items.append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "observers[]"
-        observers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        observers_n = buf[pos] - 1
+        if observers_n < 0x7F and observers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
         else:
             observers_items: list[ReplicaState] = []
-            observers_append = observers_items.append
             for _i in range(observers_n):
                 observers_item, pos = _read_ReplicaState_v2(buf, pos)
-                observers_append(observers_item)
+                observers_items.append(observers_item)
             o.observers = observers_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -877,34 +964,49 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
     o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_name"
         topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
             o.topic_name = buf[pos + 1:topic_name_end].decode()
             pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v0(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -969,34 +1071,49 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
     o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_name"
         topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
             o.topic_name = buf[pos + 1:topic_name_end].decode()
             pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v1(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1061,34 +1178,49 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
     o = TopicData.__new__(TopicData)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_name"
         topic_name_end = pos + buf[pos]
-        if pos < topic_name_end < pos + 0x80 and topic_name_end <= len(buf):  # the usual case: a short string
+        if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
             o.topic_name = buf[pos + 1:topic_name_end].decode()
             pos = topic_name_end
         else:
             o.topic_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v2(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1153,17 +1285,18 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
     o = Listener.__new__(Listener)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -1176,10 +1309,20 @@ def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1237,30 +1380,45 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
     o = Node.__new__(Node)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "listeners[]"
-        listeners_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        listeners_n = buf[pos] - 1
+        if listeners_n < 0x7F and listeners_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
             listeners_items: list[Listener] = KeyedList()
-            listeners_append = listeners_items.append
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v2(buf, pos)
-                listeners_append(listeners_item)
+                listeners_items.append(listeners_item)
             o.listeners = listeners_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1316,33 +1474,47 @@ def _size_Node_v2(o: Node) -> int:
 def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
-    o.nodes = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v0(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1400,33 +1572,47 @@ def _size_DescribeQuorumResponse_v0(o: DescribeQuorumResponse) -> int:
 def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
     o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     o.error_message = ''
-    o.nodes = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v1(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1485,48 +1671,67 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
     o = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[TopicData] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_TopicData_v2(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "nodes[]"
-        nodes_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        nodes_n = buf[pos] - 1
+        if nodes_n < 0x7F and nodes_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            nodes_n, pos = _w.read_count(buf, pos, True)
         if nodes_n < 0:
             raise DecodeError("non-nullable field nodes was null", offset=pos)
         else:
             nodes_items: list[Node] = KeyedList()
-            nodes_append = nodes_items.append
             for _i in range(nodes_n):
                 nodes_item, pos = _read_Node_v2(buf, pos)
-                nodes_append(nodes_item)
+                nodes_items.append(nodes_item)
             o.nodes = nodes_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1614,6 +1819,7 @@ ReplicaState.FIELDS = (
 PartitionData._READERS = (_read_PartitionData_v0, _read_PartitionData_v1, _read_PartitionData_v2, )
 PartitionData._WRITERS = (_write_PartitionData_v0, _write_PartitionData_v1, _write_PartitionData_v2, )
 PartitionData._SIZERS = (_size_PartitionData_v0, _size_PartitionData_v1, _size_PartitionData_v2, )
+PartitionData._LAZY_DEFAULTS = {"current_voters": list, "observers": list}
 PartitionData.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1627,6 +1833,7 @@ PartitionData.FIELDS = (
 TopicData._READERS = (_read_TopicData_v0, _read_TopicData_v1, _read_TopicData_v2, )
 TopicData._WRITERS = (_write_TopicData_v0, _write_TopicData_v1, _write_TopicData_v2, )
 TopicData._SIZERS = (_size_TopicData_v0, _size_TopicData_v1, _size_TopicData_v2, )
+TopicData._LAZY_DEFAULTS = {"partitions": list}
 TopicData.FIELDS = (
     FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
@@ -1643,6 +1850,7 @@ Listener.FIELDS = (
 Node._READERS = (None, None, _read_Node_v2, )
 Node._WRITERS = (None, None, _write_Node_v2, )
 Node._SIZERS = (None, None, _size_Node_v2, )
+Node._LAZY_DEFAULTS = {"listeners": KeyedList}
 Node._MAP_KEYS = ("node_id", )
 Node.FIELDS = (
     FieldInfo("node_id", "nodeId", "int32", (2, 32767), (1, 0), (1, 0), None, False, 0, map_key=True),
@@ -1651,6 +1859,7 @@ Node.FIELDS = (
 DescribeQuorumResponse._READERS = (_read_DescribeQuorumResponse_v0, _read_DescribeQuorumResponse_v1, _read_DescribeQuorumResponse_v2, )
 DescribeQuorumResponse._WRITERS = (_write_DescribeQuorumResponse_v0, _write_DescribeQuorumResponse_v1, _write_DescribeQuorumResponse_v2, )
 DescribeQuorumResponse._SIZERS = (_size_DescribeQuorumResponse_v0, _size_DescribeQuorumResponse_v1, _size_DescribeQuorumResponse_v2, )
+DescribeQuorumResponse._LAZY_DEFAULTS = {"topics": list, "nodes": KeyedList}
 DescribeQuorumResponse.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_message", "errorMessage", "string", (2, 32767), (2, 32767), (1, 0), None, True, ''),

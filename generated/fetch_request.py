@@ -360,10 +360,20 @@ def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -526,10 +536,20 @@ def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -578,10 +598,20 @@ def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "replica_directory_id"
                     o.replica_directory_id, pos = _w.read_uuid(buf, pos)
@@ -647,10 +677,20 @@ def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "replica_directory_id"
                     o.replica_directory_id, pos = _w.read_uuid(buf, pos)
@@ -722,19 +762,20 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -783,19 +824,20 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -844,19 +886,20 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -905,34 +948,49 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
             o.topic = buf[pos + 1:topic_end].decode()
             pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -998,29 +1056,44 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1079,29 +1152,44 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v17(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1160,29 +1248,44 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
     o.topic = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[FetchPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_FetchPartition_v18(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1295,10 +1398,11 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
             o.topic = buf[pos + 1:topic_end].decode()
             pos = topic_end
         else:
@@ -1306,8 +1410,8 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
         _f = "partitions"
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= len(buf):  # the usual case: a short array
-            o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
+        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+            o.partitions = [*_unpack_array_i[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1320,10 +1424,20 @@ def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1386,14 +1500,15 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
     o.topic = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions"
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
-        if 0 <= partitions_n < 32 and partitions_end <= len(buf):  # the usual case: a short array
-            o.partitions = list(_unpack_array_i[partitions_n](buf, pos + 1))
+        if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+            o.partitions = [*_unpack_array_i[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1406,10 +1521,20 @@ def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1463,27 +1588,26 @@ def _size_ForgottenTopic_v13_18(o: ForgottenTopic) -> int:
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
-    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level = _unpack_iiiib(buf, pos)
         pos += 17
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1531,27 +1655,26 @@ def _size_FetchRequest_v4(o: FetchRequest) -> int:
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.session_id = 0
     o.session_epoch = -1
-    o.forgotten_topics_data = []
     o.rack_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level = _unpack_iiiib(buf, pos)
         pos += 17
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1599,35 +1722,35 @@ def _size_FetchRequest_v5_6(o: FetchRequest) -> int:
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1688,35 +1811,35 @@ def _size_FetchRequest_v7_8(o: FetchRequest) -> int:
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     o.rack_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1777,34 +1900,34 @@ def _size_FetchRequest_v9_10(o: FetchRequest) -> int:
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         o.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -1871,39 +1994,47 @@ def _size_FetchRequest_v11(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
-    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v12(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        forgotten_topics_data_n = buf[pos] - 1
+        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
             o.rack_id = buf[pos + 1:rack_id_end].decode()
             pos = rack_id_end
         else:
@@ -1913,14 +2044,24 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
                     cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:cluster_id_end].decode()
                         pos = cluster_id_end
                     else:
@@ -2024,39 +2165,47 @@ def _size_FetchRequest_v12(o: FetchRequest) -> int:
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
-    o.replica_state = ReplicaState()
     o.cluster_id = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.replica_id, o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiiibii(buf, pos)
         pos += 25
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        forgotten_topics_data_n = buf[pos] - 1
+        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
             o.rack_id = buf[pos + 1:rack_id_end].decode()
             pos = rack_id_end
         else:
@@ -2066,14 +2215,24 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
                     cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:cluster_id_end].decode()
                         pos = cluster_id_end
                     else:
@@ -2179,38 +2338,46 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        forgotten_topics_data_n = buf[pos] - 1
+        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
             o.rack_id = buf[pos + 1:rack_id_end].decode()
             pos = rack_id_end
         else:
@@ -2220,14 +2387,24 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
                     cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:cluster_id_end].decode()
                         pos = cluster_id_end
                     else:
@@ -2350,38 +2527,46 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v17(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        forgotten_topics_data_n = buf[pos] - 1
+        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
             o.rack_id = buf[pos + 1:rack_id_end].decode()
             pos = rack_id_end
         else:
@@ -2391,14 +2576,24 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
                     cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:cluster_id_end].decode()
                         pos = cluster_id_end
                     else:
@@ -2521,38 +2716,46 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
     o = FetchRequest.__new__(FetchRequest)
     o.replica_id = -1
     o.cluster_id = None
-    o.replica_state = ReplicaState()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "max_wait_ms, min_bytes, max_bytes, isolation_level, session_id, session_epoch"
         o.max_wait_ms, o.min_bytes, o.max_bytes, o.isolation_level, o.session_id, o.session_epoch = _unpack_iiibii(buf, pos)
         pos += 21
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[FetchTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_FetchTopic_v18(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "forgotten_topics_data[]"
-        forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        forgotten_topics_data_n = buf[pos] - 1
+        if forgotten_topics_data_n < 0x7F and forgotten_topics_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            forgotten_topics_data_append = forgotten_topics_data_items.append
             for _i in range(forgotten_topics_data_n):
                 forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
-                forgotten_topics_data_append(forgotten_topics_data_item)
+                forgotten_topics_data_items.append(forgotten_topics_data_item)
             o.forgotten_topics_data = forgotten_topics_data_items
         _f = "rack_id"
         rack_id_end = pos + buf[pos]
-        if pos < rack_id_end < pos + 0x80 and rack_id_end <= len(buf):  # the usual case: a short string
+        if pos < rack_id_end < pos + 0x80 and rack_id_end <= size:  # the usual case: a short string
             o.rack_id = buf[pos + 1:rack_id_end].decode()
             pos = rack_id_end
         else:
@@ -2562,14 +2765,24 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "cluster_id"
                     cluster_id_end = pos + buf[pos]
-                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+                    if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
                         o.cluster_id = buf[pos + 1:cluster_id_end].decode()
                         pos = cluster_id_end
                     else:
@@ -2711,6 +2924,7 @@ FetchPartition.FIELDS = (
 FetchTopic._READERS = (None, None, None, None, _read_FetchTopic_v4, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v5_8, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v9_11, _read_FetchTopic_v12, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v13_16, _read_FetchTopic_v17, _read_FetchTopic_v18, )
 FetchTopic._WRITERS = (None, None, None, None, _write_FetchTopic_v4, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v5_8, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v9_11, _write_FetchTopic_v12, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v13_16, _write_FetchTopic_v17, _write_FetchTopic_v18, )
 FetchTopic._SIZERS = (None, None, None, None, _size_FetchTopic_v4, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v5_8, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v9_11, _size_FetchTopic_v12, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v13_16, _size_FetchTopic_v17, _size_FetchTopic_v18, )
+FetchTopic._LAZY_DEFAULTS = {"partitions": list}
 FetchTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2719,6 +2933,7 @@ FetchTopic.FIELDS = (
 ForgottenTopic._READERS = (None, None, None, None, None, None, None, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v7_11, _read_ForgottenTopic_v12, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, _read_ForgottenTopic_v13_18, )
 ForgottenTopic._WRITERS = (None, None, None, None, None, None, None, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v7_11, _write_ForgottenTopic_v12, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, _write_ForgottenTopic_v13_18, )
 ForgottenTopic._SIZERS = (None, None, None, None, None, None, None, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v7_11, _size_ForgottenTopic_v12, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, _size_ForgottenTopic_v13_18, )
+ForgottenTopic._LAZY_DEFAULTS = {"partitions": list}
 ForgottenTopic.FIELDS = (
     FieldInfo("topic", "topic", "string", (7, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2727,6 +2942,7 @@ ForgottenTopic.FIELDS = (
 FetchRequest._READERS = (None, None, None, None, _read_FetchRequest_v4, _read_FetchRequest_v5_6, _read_FetchRequest_v5_6, _read_FetchRequest_v7_8, _read_FetchRequest_v7_8, _read_FetchRequest_v9_10, _read_FetchRequest_v9_10, _read_FetchRequest_v11, _read_FetchRequest_v12, _read_FetchRequest_v13_14, _read_FetchRequest_v13_14, _read_FetchRequest_v15_16, _read_FetchRequest_v15_16, _read_FetchRequest_v17, _read_FetchRequest_v18, )
 FetchRequest._WRITERS = (None, None, None, None, _write_FetchRequest_v4, _write_FetchRequest_v5_6, _write_FetchRequest_v5_6, _write_FetchRequest_v7_8, _write_FetchRequest_v7_8, _write_FetchRequest_v9_10, _write_FetchRequest_v9_10, _write_FetchRequest_v11, _write_FetchRequest_v12, _write_FetchRequest_v13_14, _write_FetchRequest_v13_14, _write_FetchRequest_v15_16, _write_FetchRequest_v15_16, _write_FetchRequest_v17, _write_FetchRequest_v18, )
 FetchRequest._SIZERS = (None, None, None, None, _size_FetchRequest_v4, _size_FetchRequest_v5_6, _size_FetchRequest_v5_6, _size_FetchRequest_v7_8, _size_FetchRequest_v7_8, _size_FetchRequest_v9_10, _size_FetchRequest_v9_10, _size_FetchRequest_v11, _size_FetchRequest_v12, _size_FetchRequest_v13_14, _size_FetchRequest_v13_14, _size_FetchRequest_v15_16, _size_FetchRequest_v15_16, _size_FetchRequest_v17, _size_FetchRequest_v18, )
+FetchRequest._LAZY_DEFAULTS = {"replica_state": ReplicaState, "topics": list, "forgotten_topics_data": list}
 FetchRequest.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (12, 32767), (12, 32767), (12, 32767), 0, True, None),
     FieldInfo("replica_id", "replicaId", "int32", (0, 14), (1, 0), (1, 0), None, False, -1),

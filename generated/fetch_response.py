@@ -476,10 +476,20 @@ def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -526,10 +536,20 @@ def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoc
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -576,10 +596,20 @@ def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -658,10 +688,20 @@ def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransa
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -698,23 +738,21 @@ def _size_AbortedTransaction_v12_18(o: AbortedTransaction) -> int:
 def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
     o.log_start_offset = -1
-    o.diverging_epoch = EpochEndOffset()
-    o.current_leader = LeaderIdAndEpoch()
-    o.snapshot_id = SnapshotId()
     o.preferred_read_replica = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, high_watermark, last_stable_offset"
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset = _unpack_ihqq(buf, pos)
         pos += 22
         _f = "aborted_transactions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
-            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -723,12 +761,12 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
         records_n, pos = _w.read_length(buf, pos, False)
@@ -789,23 +827,21 @@ def _size_PartitionData_v4(o: PartitionData) -> int:
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
-    o.diverging_epoch = EpochEndOffset()
-    o.current_leader = LeaderIdAndEpoch()
-    o.snapshot_id = SnapshotId()
     o.preferred_read_replica = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
-            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -814,12 +850,12 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "records"
         records_n, pos = _w.read_length(buf, pos, False)
@@ -880,22 +916,20 @@ def _size_PartitionData_v5_10(o: PartitionData) -> int:
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
-    o.diverging_epoch = EpochEndOffset()
-    o.current_leader = LeaderIdAndEpoch()
-    o.snapshot_id = SnapshotId()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
-            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 16
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -904,12 +938,12 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset,  = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v4_11(buf, pos)
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -973,22 +1007,24 @@ def _size_PartitionData_v11(o: PartitionData) -> int:
 
 def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int]:
     o = PartitionData.__new__(PartitionData)
-    o.diverging_epoch = EpochEndOffset()
-    o.current_leader = LeaderIdAndEpoch()
-    o.snapshot_id = SnapshotId()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, error_code, high_watermark, last_stable_offset, log_start_offset"
         o.partition_index, o.error_code, o.high_watermark, o.last_stable_offset, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "aborted_transactions[]"
-        aborted_transactions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        aborted_transactions_n = buf[pos] - 1
+        if aborted_transactions_n < 0x7F and aborted_transactions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            aborted_transactions_n, pos = _w.read_count(buf, pos, True)
         if aborted_transactions_n < 0:
             o.aborted_transactions = None
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
-            aborted_transactions_append = aborted_transactions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             aborted_transactions_end = pos + aborted_transactions_n * 17
             aborted_transactions_rows = buf[pos:aborted_transactions_end]
@@ -997,12 +1033,12 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
                     aborted_transactions_item = AbortedTransaction.__new__(AbortedTransaction)
                     aborted_transactions_item.producer_id, aborted_transactions_item.first_offset, _ = aborted_transactions_row
                     aborted_transactions_item.unknown_tagged_fields = ()
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
                 pos = aborted_transactions_end
             else:
                 for _i in range(aborted_transactions_n):
                     aborted_transactions_item, pos = _read_AbortedTransaction_v12_18(buf, pos)
-                    aborted_transactions_append(aborted_transactions_item)
+                    aborted_transactions_items.append(aborted_transactions_item)
             o.aborted_transactions = aborted_transactions_items
         _f = "preferred_read_replica"
         (o.preferred_read_replica,) = _unpack_i(buf, pos)
@@ -1019,10 +1055,20 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "diverging_epoch"
                     o.diverging_epoch, pos = _read_EpochEndOffset_v12_18(buf, pos)
@@ -1138,19 +1184,20 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1199,19 +1246,20 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v5_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1260,19 +1308,20 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         o.topic, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v11(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1321,34 +1370,49 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
             o.topic = buf[pos + 1:topic_end].decode()
             pos = topic_end
         else:
             o.topic, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1414,29 +1478,44 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
     o.topic = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[PartitionData] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_PartitionData_v12_18(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1494,13 +1573,14 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     o = NodeEndpoint.__new__(NodeEndpoint)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -1510,7 +1590,7 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         pos += 4
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -1520,10 +1600,20 @@ def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1576,23 +1666,23 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v4(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1641,23 +1731,23 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
     o.error_code = 0
     o.session_id = 0
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1704,23 +1794,23 @@ def _size_FetchResponse_v5_6(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, session_id"
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v5_10(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1765,23 +1855,23 @@ def _size_FetchResponse_v7_10(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, session_id"
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v11(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1826,33 +1916,47 @@ def _size_FetchResponse_v11(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, session_id"
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v12(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1909,33 +2013,47 @@ def _size_FetchResponse_v12(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, session_id"
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1992,44 +2110,62 @@ def _size_FetchResponse_v13_15(o: FetchResponse) -> int:
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
     o = FetchResponse.__new__(FetchResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, session_id"
         o.throttle_time_ms, o.error_code, o.session_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[FetchableTopicResponse] = []
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_FetchableTopicResponse_v13_18(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    node_endpoints_n = buf[pos] - 1
+                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
-                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v16_18(buf, pos)
-                            node_endpoints_append(node_endpoints_item)
+                            node_endpoints_items.append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -2144,6 +2280,7 @@ AbortedTransaction.FIELDS = (
 PartitionData._READERS = (None, None, None, None, _read_PartitionData_v4, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v5_10, _read_PartitionData_v11, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, _read_PartitionData_v12_18, )
 PartitionData._WRITERS = (None, None, None, None, _write_PartitionData_v4, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v5_10, _write_PartitionData_v11, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, _write_PartitionData_v12_18, )
 PartitionData._SIZERS = (None, None, None, None, _size_PartitionData_v4, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v5_10, _size_PartitionData_v11, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, _size_PartitionData_v12_18, )
+PartitionData._LAZY_DEFAULTS = {"diverging_epoch": EpochEndOffset, "current_leader": LeaderIdAndEpoch, "snapshot_id": SnapshotId, "aborted_transactions": list}
 PartitionData.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2160,6 +2297,7 @@ PartitionData.FIELDS = (
 FetchableTopicResponse._READERS = (None, None, None, None, _read_FetchableTopicResponse_v4, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v5_10, _read_FetchableTopicResponse_v11, _read_FetchableTopicResponse_v12, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, _read_FetchableTopicResponse_v13_18, )
 FetchableTopicResponse._WRITERS = (None, None, None, None, _write_FetchableTopicResponse_v4, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v5_10, _write_FetchableTopicResponse_v11, _write_FetchableTopicResponse_v12, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, _write_FetchableTopicResponse_v13_18, )
 FetchableTopicResponse._SIZERS = (None, None, None, None, _size_FetchableTopicResponse_v4, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v5_10, _size_FetchableTopicResponse_v11, _size_FetchableTopicResponse_v12, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, _size_FetchableTopicResponse_v13_18, )
+FetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 FetchableTopicResponse.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 12), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (13, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -2178,6 +2316,7 @@ NodeEndpoint.FIELDS = (
 FetchResponse._READERS = (None, None, None, None, _read_FetchResponse_v4, _read_FetchResponse_v5_6, _read_FetchResponse_v5_6, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v7_10, _read_FetchResponse_v11, _read_FetchResponse_v12, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v13_15, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, _read_FetchResponse_v16_18, )
 FetchResponse._WRITERS = (None, None, None, None, _write_FetchResponse_v4, _write_FetchResponse_v5_6, _write_FetchResponse_v5_6, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v7_10, _write_FetchResponse_v11, _write_FetchResponse_v12, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v13_15, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, _write_FetchResponse_v16_18, )
 FetchResponse._SIZERS = (None, None, None, None, _size_FetchResponse_v4, _size_FetchResponse_v5_6, _size_FetchResponse_v5_6, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v7_10, _size_FetchResponse_v11, _size_FetchResponse_v12, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v13_15, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18, _size_FetchResponse_v16_18, )
+FetchResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
 FetchResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (7, 32767), (1, 0), (1, 0), None, True, 0),

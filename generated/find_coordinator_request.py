@@ -74,7 +74,6 @@ class FindCoordinatorRequest(GeneratedStruct):
 def _read_FindCoordinatorRequest_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
     o.key_type = 0
-    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -113,7 +112,6 @@ def _size_FindCoordinatorRequest_v0(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
-    o.coordinator_keys = []
     _f = ""
     _i = 0
     try:
@@ -155,13 +153,13 @@ def _size_FindCoordinatorRequest_v1_2(o: FindCoordinatorRequest) -> int:
 
 def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorRequest, int]:
     o = FindCoordinatorRequest.__new__(FindCoordinatorRequest)
-    o.coordinator_keys = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "key"
         key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
             o.key = buf[pos + 1:key_end].decode()
             pos = key_end
         else:
@@ -174,10 +172,20 @@ def _read_FindCoordinatorRequest_v3(buf: bytes, pos: int) -> tuple[FindCoordinat
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -228,12 +236,18 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
     o.key = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "key_type"
         (o.key_type,) = _unpack_b(buf, pos)
         pos += 1
         _f = "coordinator_keys"
-        coordinator_keys_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        coordinator_keys_n = buf[pos] - 1
+        if coordinator_keys_n < 0x7F and coordinator_keys_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            coordinator_keys_n, pos = _w.read_count(buf, pos, True)
         if coordinator_keys_n < 0:
             raise DecodeError("non-nullable field coordinator_keys was null", offset=pos)
         else:
@@ -247,10 +261,20 @@ def _read_FindCoordinatorRequest_v4_6(buf: bytes, pos: int) -> tuple[FindCoordin
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -312,6 +336,7 @@ def _size_FindCoordinatorRequest_v4_6(o: FindCoordinatorRequest) -> int:
 FindCoordinatorRequest._READERS = (_read_FindCoordinatorRequest_v0, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v1_2, _read_FindCoordinatorRequest_v3, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, _read_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._WRITERS = (_write_FindCoordinatorRequest_v0, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v1_2, _write_FindCoordinatorRequest_v3, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, _write_FindCoordinatorRequest_v4_6, )
 FindCoordinatorRequest._SIZERS = (_size_FindCoordinatorRequest_v0, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v1_2, _size_FindCoordinatorRequest_v3, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, _size_FindCoordinatorRequest_v4_6, )
+FindCoordinatorRequest._LAZY_DEFAULTS = {"coordinator_keys": list}
 FindCoordinatorRequest.FIELDS = (
     FieldInfo("key", "key", "string", (0, 3), (1, 0), (1, 0), None, False, ''),
     FieldInfo("key_type", "keyType", "int8", (1, 32767), (1, 0), (1, 0), None, False, 0),

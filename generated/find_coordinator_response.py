@@ -162,10 +162,11 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
     o = Coordinator.__new__(Coordinator)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "key"
         key_end = pos + buf[pos]
-        if pos < key_end < pos + 0x80 and key_end <= len(buf):  # the usual case: a short string
+        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
             o.key = buf[pos + 1:key_end].decode()
             pos = key_end
         else:
@@ -175,7 +176,7 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
         pos += 4
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -185,7 +186,7 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
         pos += 6
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -195,10 +196,20 @@ def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -261,7 +272,6 @@ def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordina
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
     o.throttle_time_ms = 0
     o.error_message = ''
-    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -308,7 +318,6 @@ def _size_FindCoordinatorResponse_v0(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
-    o.coordinators = []
     _f = ""
     _i = 0
     try:
@@ -365,16 +374,16 @@ def _size_FindCoordinatorResponse_v1_2(o: FindCoordinatorResponse) -> int:
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
     o = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
-    o.coordinators = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -384,7 +393,7 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
         pos += 4
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -397,10 +406,20 @@ def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordina
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -462,30 +481,45 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
     o.port = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "coordinators[]"
-        coordinators_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        coordinators_n = buf[pos] - 1
+        if coordinators_n < 0x7F and coordinators_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            coordinators_n, pos = _w.read_count(buf, pos, True)
         if coordinators_n < 0:
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
         else:
             coordinators_items: list[Coordinator] = []
-            coordinators_append = coordinators_items.append
             for _i in range(coordinators_n):
                 coordinators_item, pos = _read_Coordinator_v4_6(buf, pos)
-                coordinators_append(coordinators_item)
+                coordinators_items.append(coordinators_item)
             o.coordinators = coordinators_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -560,6 +594,7 @@ Coordinator.FIELDS = (
 FindCoordinatorResponse._READERS = (_read_FindCoordinatorResponse_v0, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v1_2, _read_FindCoordinatorResponse_v3, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, _read_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._WRITERS = (_write_FindCoordinatorResponse_v0, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v1_2, _write_FindCoordinatorResponse_v3, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, _write_FindCoordinatorResponse_v4_6, )
 FindCoordinatorResponse._SIZERS = (_size_FindCoordinatorResponse_v0, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v1_2, _size_FindCoordinatorResponse_v3, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, _size_FindCoordinatorResponse_v4_6, )
+FindCoordinatorResponse._LAZY_DEFAULTS = {"coordinators": list}
 FindCoordinatorResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 3), (1, 0), (1, 0), None, False, 0),

@@ -112,6 +112,7 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
     o = GetTelemetrySubscriptionsResponse.__new__(GetTelemetrySubscriptionsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
@@ -124,8 +125,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         _f = "accepted_compression_types"
         accepted_compression_types_n = buf[pos] - 1
         accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
-        if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= len(buf):  # the usual case: a short array
-            o.accepted_compression_types = list(_unpack_array_b[accepted_compression_types_n](buf, pos + 1))
+        if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
+            o.accepted_compression_types = [*_unpack_array_b[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = accepted_compression_types_end
         else:
             accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
@@ -137,7 +138,12 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         o.push_interval_ms, o.telemetry_max_bytes, o.delta_temporality = _unpack_iio(buf, pos)
         pos += 9
         _f = "requested_metrics"
-        requested_metrics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        requested_metrics_n = buf[pos] - 1
+        if requested_metrics_n < 0x7F and requested_metrics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            requested_metrics_n, pos = _w.read_count(buf, pos, True)
         if requested_metrics_n < 0:
             raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
         else:
@@ -151,10 +157,20 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -237,6 +253,7 @@ def _size_GetTelemetrySubscriptionsResponse_v0(o: GetTelemetrySubscriptionsRespo
 GetTelemetrySubscriptionsResponse._READERS = (_read_GetTelemetrySubscriptionsResponse_v0, )
 GetTelemetrySubscriptionsResponse._WRITERS = (_write_GetTelemetrySubscriptionsResponse_v0, )
 GetTelemetrySubscriptionsResponse._SIZERS = (_size_GetTelemetrySubscriptionsResponse_v0, )
+GetTelemetrySubscriptionsResponse._LAZY_DEFAULTS = {"accepted_compression_types": list, "requested_metrics": list}
 GetTelemetrySubscriptionsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -376,31 +376,32 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     o = MemberMetadata.__new__(MemberMetadata)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "client_id"
         client_id_end = pos + buf[pos]
-        if pos < client_id_end < pos + 0x80 and client_id_end <= len(buf):  # the usual case: a short string
+        if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
             o.client_id = buf[pos + 1:client_id_end].decode()
             pos = client_id_end
         else:
             o.client_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "client_host"
         client_host_end = pos + buf[pos]
-        if pos < client_host_end < pos + 0x80 and client_host_end <= len(buf):  # the usual case: a short string
+        if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
             o.client_host = buf[pos + 1:client_host_end].decode()
             pos = client_host_end
         else:
@@ -417,10 +418,20 @@ def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -502,6 +513,7 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     o.current_state_timestamp = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
@@ -513,15 +525,15 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         _f = "leader"
         o.leader, pos = _w.read_string(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v0(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -578,6 +590,7 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     o.current_state_timestamp = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
@@ -589,15 +602,15 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         _f = "leader"
         o.leader, pos = _w.read_string(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -653,6 +666,7 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
@@ -667,15 +681,15 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v1_2(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -733,6 +747,7 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
@@ -747,15 +762,15 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v3(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -813,10 +828,11 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
     o = GroupMetadataValue.__new__(GroupMetadataValue)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
@@ -826,14 +842,14 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         pos += 4
         _f = "protocol"
         protocol_end = pos + buf[pos]
-        if pos < protocol_end < pos + 0x80 and protocol_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_end < pos + 0x80 and protocol_end <= size:  # the usual case: a short string
             o.protocol = buf[pos + 1:protocol_end].decode()
             pos = protocol_end
         else:
             o.protocol, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
         leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
             o.leader = buf[pos + 1:leader_end].decode()
             pos = leader_end
         else:
@@ -842,25 +858,39 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         (o.current_state_timestamp,) = _unpack_q(buf, pos)
         pos += 8
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberMetadata] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberMetadata_v4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -947,6 +977,7 @@ MemberMetadata.FIELDS = (
 GroupMetadataValue._READERS = (_read_GroupMetadataValue_v0, _read_GroupMetadataValue_v1, _read_GroupMetadataValue_v2, _read_GroupMetadataValue_v3, _read_GroupMetadataValue_v4, )
 GroupMetadataValue._WRITERS = (_write_GroupMetadataValue_v0, _write_GroupMetadataValue_v1, _write_GroupMetadataValue_v2, _write_GroupMetadataValue_v3, _write_GroupMetadataValue_v4, )
 GroupMetadataValue._SIZERS = (_size_GroupMetadataValue_v0, _size_GroupMetadataValue_v1, _size_GroupMetadataValue_v2, _size_GroupMetadataValue_v3, _size_GroupMetadataValue_v4, )
+GroupMetadataValue._LAZY_DEFAULTS = {"members": list}
 GroupMetadataValue.FIELDS = (
     FieldInfo("protocol_type", "protocolType", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation", "generation", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -180,10 +180,11 @@ def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, i
     o = HeartbeatRequest.__new__(HeartbeatRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -193,14 +194,14 @@ def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, i
         pos += 4
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
@@ -210,10 +211,20 @@ def _read_HeartbeatRequest_v4(buf: bytes, pos: int) -> tuple[HeartbeatRequest, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

@@ -147,10 +147,11 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
     o.keep_prepared_txn = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
             o.transactional_id = buf[pos + 1:transactional_id_end].decode()
             pos = transactional_id_end
         else:
@@ -163,10 +164,20 @@ def _read_InitProducerIdRequest_v2(buf: bytes, pos: int) -> tuple[InitProducerId
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -217,10 +228,11 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
     o.keep_prepared_txn = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
             o.transactional_id = buf[pos + 1:transactional_id_end].decode()
             pos = transactional_id_end
         else:
@@ -233,10 +245,20 @@ def _read_InitProducerIdRequest_v3_5(buf: bytes, pos: int) -> tuple[InitProducer
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -281,10 +303,11 @@ def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerId
     o = InitProducerIdRequest.__new__(InitProducerIdRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
             o.transactional_id = buf[pos + 1:transactional_id_end].decode()
             pos = transactional_id_end
         else:
@@ -297,10 +320,20 @@ def _read_InitProducerIdRequest_v6(buf: bytes, pos: int) -> tuple[InitProducerId
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

@@ -186,10 +186,11 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
     o = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -201,10 +202,20 @@ def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroup
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -258,6 +269,7 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -269,15 +281,15 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
-            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_append(protocols_item)
+                protocols_items.append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -341,6 +353,7 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -352,15 +365,15 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
-            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_append(protocols_item)
+                protocols_items.append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -423,6 +436,7 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -436,15 +450,15 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         _f = "protocol_type"
         o.protocol_type, pos = _w.read_string_nn(buf, pos)
         _f = "protocols[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
-            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
-                protocols_append(protocols_item)
+                protocols_items.append(protocols_item)
             o.protocols = protocols_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -508,10 +522,11 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -521,45 +536,59 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         pos += 8
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
-        protocols_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        protocols_n = buf[pos] - 1
+        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
-            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_append(protocols_item)
+                protocols_items.append(protocols_item)
             o.protocols = protocols_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -649,10 +678,11 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
     o = JoinGroupRequest.__new__(JoinGroupRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -662,39 +692,43 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         pos += 8
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
         _f = "protocols[]"
-        protocols_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        protocols_n = buf[pos] - 1
+        if protocols_n < 0x7F and protocols_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
             protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
-            protocols_append = protocols_items.append
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
-                protocols_append(protocols_item)
+                protocols_items.append(protocols_item)
             o.protocols = protocols_items
         _f = "reason"
         reason_end = pos + buf[pos]
-        if pos < reason_end < pos + 0x80 and reason_end <= len(buf):  # the usual case: a short string
+        if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
             o.reason = buf[pos + 1:reason_end].decode()
             pos = reason_end
         else:
@@ -704,10 +738,20 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -807,6 +851,7 @@ JoinGroupRequestProtocol.FIELDS = (
 JoinGroupRequest._READERS = (_read_JoinGroupRequest_v0, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v1_4, _read_JoinGroupRequest_v5, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v6_7, _read_JoinGroupRequest_v8_9, _read_JoinGroupRequest_v8_9, )
 JoinGroupRequest._WRITERS = (_write_JoinGroupRequest_v0, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v1_4, _write_JoinGroupRequest_v5, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v6_7, _write_JoinGroupRequest_v8_9, _write_JoinGroupRequest_v8_9, )
 JoinGroupRequest._SIZERS = (_size_JoinGroupRequest_v0, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v1_4, _size_JoinGroupRequest_v5, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v6_7, _size_JoinGroupRequest_v8_9, _size_JoinGroupRequest_v8_9, )
+JoinGroupRequest._LAZY_DEFAULTS = {"protocols": KeyedList}
 JoinGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("session_timeout_ms", "sessionTimeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

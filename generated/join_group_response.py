@@ -245,17 +245,18 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
     o = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
@@ -267,10 +268,20 @@ def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupR
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -327,6 +338,7 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
     o.skip_assignment = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code, generation_id"
         o.error_code, o.generation_id = _unpack_hi(buf, pos)
@@ -338,15 +350,15 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -410,6 +422,7 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
     o.skip_assignment = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, generation_id"
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
@@ -421,15 +434,15 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -493,6 +506,7 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
     o.skip_assignment = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, generation_id"
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
@@ -504,15 +518,15 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -576,51 +590,66 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
     o.skip_assignment = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, generation_id"
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_name"
         protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
             o.protocol_name = buf[pos + 1:protocol_name_end].decode()
             pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "leader"
         leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
             o.leader = buf[pos + 1:leader_end].decode()
             pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -710,58 +739,73 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
     o.skip_assignment = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, generation_id"
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
         protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
             o.protocol_name = buf[pos + 1:protocol_name_end].decode()
             pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
         leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
             o.leader = buf[pos + 1:leader_end].decode()
             pos = leader_end
         else:
             o.leader, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -846,27 +890,28 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
     o = JoinGroupResponse.__new__(JoinGroupResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code, generation_id"
         o.throttle_time_ms, o.error_code, o.generation_id = _unpack_ihi(buf, pos)
         pos += 10
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
         protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
             o.protocol_name = buf[pos + 1:protocol_name_end].decode()
             pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "leader"
         leader_end = pos + buf[pos]
-        if pos < leader_end < pos + 0x80 and leader_end <= len(buf):  # the usual case: a short string
+        if pos < leader_end < pos + 0x80 and leader_end <= size:  # the usual case: a short string
             o.leader = buf[pos + 1:leader_end].decode()
             pos = leader_end
         else:
@@ -876,31 +921,45 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         pos += 1
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[JoinGroupResponseMember] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -992,6 +1051,7 @@ JoinGroupResponseMember.FIELDS = (
 JoinGroupResponse._READERS = (_read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v0_1, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v2_4, _read_JoinGroupResponse_v5, _read_JoinGroupResponse_v6, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v7_8, _read_JoinGroupResponse_v9, )
 JoinGroupResponse._WRITERS = (_write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v0_1, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v2_4, _write_JoinGroupResponse_v5, _write_JoinGroupResponse_v6, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v7_8, _write_JoinGroupResponse_v9, )
 JoinGroupResponse._SIZERS = (_size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v0_1, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v2_4, _size_JoinGroupResponse_v5, _size_JoinGroupResponse_v6, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v7_8, _size_JoinGroupResponse_v9, )
+JoinGroupResponse._LAZY_DEFAULTS = {"members": list}
 JoinGroupResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

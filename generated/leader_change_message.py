@@ -136,10 +136,20 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -190,10 +200,20 @@ def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -234,41 +254,60 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
     o = LeaderChangeMessage.__new__(LeaderChangeMessage)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "version, leader_id"
         o.version, o.leader_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "voters[]"
-        voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        voters_n = buf[pos] - 1
+        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
-            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_append(voters_item)
+                voters_items.append(voters_item)
             o.voters = voters_items
         _f = "granting_voters[]"
-        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        granting_voters_n = buf[pos] - 1
+        if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
             granting_voters_items: list[Voter] = []
-            granting_voters_append = granting_voters_items.append
             for _i in range(granting_voters_n):
                 granting_voters_item, pos = _read_Voter_v0(buf, pos)
-                granting_voters_append(granting_voters_item)
+                granting_voters_items.append(granting_voters_item)
             o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -344,41 +383,60 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
     o = LeaderChangeMessage.__new__(LeaderChangeMessage)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "version, leader_id"
         o.version, o.leader_id = _unpack_hi(buf, pos)
         pos += 6
         _f = "voters[]"
-        voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        voters_n = buf[pos] - 1
+        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
-            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v1(buf, pos)
-                voters_append(voters_item)
+                voters_items.append(voters_item)
             o.voters = voters_items
         _f = "granting_voters[]"
-        granting_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        granting_voters_n = buf[pos] - 1
+        if granting_voters_n < 0x7F and granting_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
         else:
             granting_voters_items: list[Voter] = []
-            granting_voters_append = granting_voters_items.append
             for _i in range(granting_voters_n):
                 granting_voters_item, pos = _read_Voter_v1(buf, pos)
-                granting_voters_append(granting_voters_item)
+                granting_voters_items.append(granting_voters_item)
             o.granting_voters = granting_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -460,6 +518,7 @@ Voter.FIELDS = (
 LeaderChangeMessage._READERS = (_read_LeaderChangeMessage_v0, _read_LeaderChangeMessage_v1, )
 LeaderChangeMessage._WRITERS = (_write_LeaderChangeMessage_v0, _write_LeaderChangeMessage_v1, )
 LeaderChangeMessage._SIZERS = (_size_LeaderChangeMessage_v0, _size_LeaderChangeMessage_v1, )
+LeaderChangeMessage._LAZY_DEFAULTS = {"voters": list, "granting_voters": list}
 LeaderChangeMessage.FIELDS = (
     FieldInfo("version", "version", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("leader_id", "leaderId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

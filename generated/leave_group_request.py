@@ -162,17 +162,18 @@ def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     o.reason = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
@@ -182,10 +183,20 @@ def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -234,24 +245,25 @@ def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
     o = MemberIdentity.__new__(MemberIdentity)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "reason"
         reason_end = pos + buf[pos]
-        if pos < reason_end < pos + 0x80 and reason_end <= len(buf):  # the usual case: a short string
+        if pos < reason_end < pos + 0x80 and reason_end <= size:  # the usual case: a short string
             o.reason = buf[pos + 1:reason_end].decode()
             pos = reason_end
         else:
@@ -261,10 +273,20 @@ def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -314,7 +336,6 @@ def _size_MemberIdentity_v5(o: MemberIdentity) -> int:
 
 def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
     o = LeaveGroupRequest.__new__(LeaveGroupRequest)
-    o.members = []
     _f = ""
     _i = 0
     try:
@@ -361,19 +382,20 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     o.member_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v3(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -424,34 +446,49 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     o.member_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v4(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -519,34 +556,49 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
     o.member_id = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberIdentity] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberIdentity_v5(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -620,6 +672,7 @@ MemberIdentity.FIELDS = (
 LeaveGroupRequest._READERS = (_read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v0_2, _read_LeaveGroupRequest_v3, _read_LeaveGroupRequest_v4, _read_LeaveGroupRequest_v5, )
 LeaveGroupRequest._WRITERS = (_write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v0_2, _write_LeaveGroupRequest_v3, _write_LeaveGroupRequest_v4, _write_LeaveGroupRequest_v5, )
 LeaveGroupRequest._SIZERS = (_size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v0_2, _size_LeaveGroupRequest_v3, _size_LeaveGroupRequest_v4, _size_LeaveGroupRequest_v5, )
+LeaveGroupRequest._LAZY_DEFAULTS = {"members": list}
 LeaveGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("member_id", "memberId", "string", (0, 2), (1, 0), (1, 0), None, False, ''),

@@ -169,17 +169,18 @@ def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int
     o = MemberResponse.__new__(MemberResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
@@ -192,10 +193,20 @@ def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -245,7 +256,6 @@ def _size_MemberResponse_v4_5(o: MemberResponse) -> int:
 def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     o.throttle_time_ms = 0
-    o.members = []
     _f = ""
     _i = 0
     try:
@@ -280,7 +290,6 @@ def _size_LeaveGroupResponse_v0(o: LeaveGroupResponse) -> int:
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
-    o.members = []
     _f = ""
     _i = 0
     try:
@@ -317,20 +326,21 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "members[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberResponse] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberResponse_v3(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -375,30 +385,45 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
     o = LeaveGroupResponse.__new__(LeaveGroupResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "members[]"
-        members_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        members_n = buf[pos] - 1
+        if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
         else:
             members_items: list[MemberResponse] = []
-            members_append = members_items.append
             for _i in range(members_n):
                 members_item, pos = _read_MemberResponse_v4_5(buf, pos)
-                members_append(members_item)
+                members_items.append(members_item)
             o.members = members_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -462,6 +487,7 @@ MemberResponse.FIELDS = (
 LeaveGroupResponse._READERS = (_read_LeaveGroupResponse_v0, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v1_2, _read_LeaveGroupResponse_v3, _read_LeaveGroupResponse_v4_5, _read_LeaveGroupResponse_v4_5, )
 LeaveGroupResponse._WRITERS = (_write_LeaveGroupResponse_v0, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v1_2, _write_LeaveGroupResponse_v3, _write_LeaveGroupResponse_v4_5, _write_LeaveGroupResponse_v4_5, )
 LeaveGroupResponse._SIZERS = (_size_LeaveGroupResponse_v0, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v1_2, _size_LeaveGroupResponse_v3, _size_LeaveGroupResponse_v4_5, _size_LeaveGroupResponse_v4_5, )
+LeaveGroupResponse._LAZY_DEFAULTS = {"members": list}
 LeaveGroupResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

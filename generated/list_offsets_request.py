@@ -263,10 +263,20 @@ def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsP
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -306,19 +316,20 @@ def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
     o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v1_3(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -366,19 +377,20 @@ def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
     o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v4_5(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -426,34 +438,49 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
     o = ListOffsetsTopic.__new__(ListOffsetsTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartition_v6_11(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -520,20 +547,21 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
     o.timeout_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id"
         (o.replica_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -581,20 +609,21 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
     o.timeout_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, isolation_level"
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v1_3(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -640,20 +669,21 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
     o.timeout_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, isolation_level"
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v4_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -699,30 +729,45 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
     o.timeout_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, isolation_level"
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -779,20 +824,25 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
     o = ListOffsetsRequest.__new__(ListOffsetsRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "replica_id, isolation_level"
         o.replica_id, o.isolation_level = _unpack_ib(buf, pos)
         pos += 5
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopic_v6_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "timeout_ms"
         (o.timeout_ms,) = _unpack_i(buf, pos)
@@ -802,10 +852,20 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -872,6 +932,7 @@ ListOffsetsPartition.FIELDS = (
 ListOffsetsTopic._READERS = (None, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v1_3, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v4_5, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, _read_ListOffsetsTopic_v6_11, )
 ListOffsetsTopic._WRITERS = (None, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v1_3, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v4_5, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, _write_ListOffsetsTopic_v6_11, )
 ListOffsetsTopic._SIZERS = (None, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v1_3, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v4_5, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, _size_ListOffsetsTopic_v6_11, )
+ListOffsetsTopic._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]ListOffsetsPartition", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsPartition),
@@ -879,6 +940,7 @@ ListOffsetsTopic.FIELDS = (
 ListOffsetsRequest._READERS = (None, _read_ListOffsetsRequest_v1, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v2_3, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v4_5, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v6_9, _read_ListOffsetsRequest_v10_11, _read_ListOffsetsRequest_v10_11, )
 ListOffsetsRequest._WRITERS = (None, _write_ListOffsetsRequest_v1, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v2_3, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v4_5, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v6_9, _write_ListOffsetsRequest_v10_11, _write_ListOffsetsRequest_v10_11, )
 ListOffsetsRequest._SIZERS = (None, _size_ListOffsetsRequest_v1, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v2_3, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v4_5, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v6_9, _size_ListOffsetsRequest_v10_11, _size_ListOffsetsRequest_v10_11, )
+ListOffsetsRequest._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsRequest.FIELDS = (
     FieldInfo("replica_id", "replicaId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("isolation_level", "isolationLevel", "int8", (2, 32767), (1, 0), (1, 0), None, False, 0),

@@ -178,7 +178,6 @@ class ListOffsetsResponse(GeneratedStruct):
 
 def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
-    o.old_style_offsets = []
     o.leader_epoch = -1
     _f = ""
     _i = 0
@@ -216,7 +215,6 @@ def _size_ListOffsetsPartitionResponse_v1_3(o: ListOffsetsPartitionResponse) -> 
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
-    o.old_style_offsets = []
     _f = ""
     _i = 0
     try:
@@ -251,7 +249,6 @@ def _size_ListOffsetsPartitionResponse_v4_5(o: ListOffsetsPartitionResponse) -> 
 
 def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
     o = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
-    o.old_style_offsets = []
     _f = ""
     _i = 0
     try:
@@ -263,10 +260,20 @@ def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[List
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -306,19 +313,20 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
     o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -366,19 +374,20 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
     o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -426,34 +435,49 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
     o = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -519,17 +543,18 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
     o.throttle_time_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -572,20 +597,21 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
     o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -630,20 +656,21 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
     o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -688,30 +715,45 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
     o = ListOffsetsResponse.__new__(ListOffsetsResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -767,6 +809,7 @@ def _size_ListOffsetsResponse_v6_11(o: ListOffsetsResponse) -> int:
 ListOffsetsPartitionResponse._READERS = (None, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v1_3, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v4_5, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, _read_ListOffsetsPartitionResponse_v6_11, )
 ListOffsetsPartitionResponse._WRITERS = (None, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v1_3, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v4_5, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, _write_ListOffsetsPartitionResponse_v6_11, )
 ListOffsetsPartitionResponse._SIZERS = (None, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v1_3, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v4_5, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, _size_ListOffsetsPartitionResponse_v6_11, )
+ListOffsetsPartitionResponse._LAZY_DEFAULTS = {"old_style_offsets": list}
 ListOffsetsPartitionResponse.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -778,6 +821,7 @@ ListOffsetsPartitionResponse.FIELDS = (
 ListOffsetsTopicResponse._READERS = (None, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v1_3, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v4_5, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, _read_ListOffsetsTopicResponse_v6_11, )
 ListOffsetsTopicResponse._WRITERS = (None, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v1_3, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v4_5, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, _write_ListOffsetsTopicResponse_v6_11, )
 ListOffsetsTopicResponse._SIZERS = (None, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v1_3, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v4_5, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, _size_ListOffsetsTopicResponse_v6_11, )
+ListOffsetsTopicResponse._LAZY_DEFAULTS = {"partitions": list}
 ListOffsetsTopicResponse.FIELDS = (
     FieldInfo("name", "name", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]ListOffsetsPartitionResponse", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsPartitionResponse),
@@ -785,6 +829,7 @@ ListOffsetsTopicResponse.FIELDS = (
 ListOffsetsResponse._READERS = (None, _read_ListOffsetsResponse_v1, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v2_3, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v4_5, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, _read_ListOffsetsResponse_v6_11, )
 ListOffsetsResponse._WRITERS = (None, _write_ListOffsetsResponse_v1, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v2_3, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v4_5, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, _write_ListOffsetsResponse_v6_11, )
 ListOffsetsResponse._SIZERS = (None, _size_ListOffsetsResponse_v1, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v2_3, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v4_5, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, _size_ListOffsetsResponse_v6_11, )
+ListOffsetsResponse._LAZY_DEFAULTS = {"topics": list}
 ListOffsetsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]ListOffsetsTopicResponse", (0, 32767), (1, 0), (1, 0), None, False, (), ListOffsetsTopicResponse),

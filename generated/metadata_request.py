@@ -164,10 +164,11 @@ def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -177,10 +178,20 @@ def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequest
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -226,12 +237,13 @@ def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataReq
     o = MetadataRequestTopic.__new__(MetadataRequestTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -241,10 +253,20 @@ def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataReq
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -289,17 +311,18 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
     o.include_topic_authorized_operations = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -351,17 +374,18 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     o.include_topic_authorized_operations = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -412,17 +436,18 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
     o.include_topic_authorized_operations = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation"
         (o.allow_auto_topic_creation,) = _unpack_o(buf, pos)
@@ -474,17 +499,18 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
     o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -532,17 +558,22 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
     o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -552,10 +583,20 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -612,17 +653,22 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
     o = MetadataRequest.__new__(MetadataRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_cluster_authorized_operations, o.include_topic_authorized_operations = _unpack_ooo(buf, pos)
@@ -632,10 +678,20 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -693,17 +749,22 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
     o.include_cluster_authorized_operations = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[MetadataRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "allow_auto_topic_creation, include_topic_authorized_operations"
         o.allow_auto_topic_creation, o.include_topic_authorized_operations = _unpack_oo(buf, pos)
@@ -713,10 +774,20 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -781,6 +852,7 @@ MetadataRequestTopic.FIELDS = (
 MetadataRequest._READERS = (_read_MetadataRequest_v0, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v1_3, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v4_7, _read_MetadataRequest_v8, _read_MetadataRequest_v9, _read_MetadataRequest_v10, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, _read_MetadataRequest_v11_13, )
 MetadataRequest._WRITERS = (_write_MetadataRequest_v0, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v1_3, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v4_7, _write_MetadataRequest_v8, _write_MetadataRequest_v9, _write_MetadataRequest_v10, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, _write_MetadataRequest_v11_13, )
 MetadataRequest._SIZERS = (_size_MetadataRequest_v0, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v1_3, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v4_7, _size_MetadataRequest_v8, _size_MetadataRequest_v9, _size_MetadataRequest_v10, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13, _size_MetadataRequest_v11_13, )
+MetadataRequest._LAZY_DEFAULTS = {"topics": list}
 MetadataRequest.FIELDS = (
     FieldInfo("topics", "topics", "[]MetadataRequestTopic", (0, 32767), (1, 32767), (1, 0), None, False, (), MetadataRequestTopic),
     FieldInfo("allow_auto_topic_creation", "allowAutoTopicCreation", "bool", (4, 32767), (1, 0), (1, 0), None, False, True),

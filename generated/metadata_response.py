@@ -384,13 +384,14 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
     o = MetadataResponseBroker.__new__(MetadataResponseBroker)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -400,7 +401,7 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
         pos += 4
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -410,10 +411,20 @@ def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -465,7 +476,6 @@ def _size_MetadataResponseBroker_v9_13(o: MetadataResponseBroker) -> int:
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
     o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     o.leader_epoch = -1
-    o.offline_replicas = []
     _f = ""
     _i = 0
     try:
@@ -717,6 +727,7 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
     o = MetadataResponsePartition.__new__(MetadataResponsePartition)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code, partition_index, leader_id, leader_epoch"
         o.error_code, o.partition_index, o.leader_id, o.leader_epoch = _unpack_hiii(buf, pos)
@@ -724,8 +735,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         _f = "replica_nodes"
         replica_nodes_n = buf[pos] - 1
         replica_nodes_end = pos + 1 + replica_nodes_n * 4
-        if 0 <= replica_nodes_n < 32 and replica_nodes_end <= len(buf):  # the usual case: a short array
-            o.replica_nodes = list(_unpack_array_i[replica_nodes_n](buf, pos + 1))
+        if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+            o.replica_nodes = [*_unpack_array_i[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -736,8 +747,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         _f = "isr_nodes"
         isr_nodes_n = buf[pos] - 1
         isr_nodes_end = pos + 1 + isr_nodes_n * 4
-        if 0 <= isr_nodes_n < 32 and isr_nodes_end <= len(buf):  # the usual case: a short array
-            o.isr_nodes = list(_unpack_array_i[isr_nodes_n](buf, pos + 1))
+        if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+            o.isr_nodes = [*_unpack_array_i[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -748,8 +759,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         _f = "offline_replicas"
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
-        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= len(buf):  # the usual case: a short array
-            o.offline_replicas = list(_unpack_array_i[offline_replicas_n](buf, pos + 1))
+        if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+            o.offline_replicas = [*_unpack_array_i[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -762,10 +773,20 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -854,6 +875,7 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
     o.topic_authorized_operations = -2147483648
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -861,15 +883,15 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -923,6 +945,7 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
     o.topic_authorized_operations = -2147483648
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -933,15 +956,15 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -997,6 +1020,7 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
     o.topic_authorized_operations = -2147483648
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1007,15 +1031,15 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1071,6 +1095,7 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
     o.topic_authorized_operations = -2147483648
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1081,15 +1106,15 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1144,6 +1169,7 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1154,15 +1180,15 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1220,13 +1246,14 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -1235,15 +1262,19 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1253,10 +1284,20 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1327,13 +1368,14 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
     o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -1344,15 +1386,19 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1362,10 +1408,20 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1439,13 +1495,14 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
     o = MetadataResponseTopic.__new__(MetadataResponseTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
         pos += 2
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -1456,15 +1513,19 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
         (o.is_internal,) = _unpack_o(buf, pos)
         pos += 1
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "topic_authorized_operations"
         (o.topic_authorized_operations,) = _unpack_i(buf, pos)
@@ -1474,10 +1535,20 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1549,28 +1620,29 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1634,31 +1706,32 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1723,17 +1796,18 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1741,15 +1815,15 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1816,20 +1890,21 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1837,15 +1912,15 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1914,20 +1989,21 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -1935,15 +2011,15 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -2012,20 +2088,21 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2033,15 +2110,15 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -2109,20 +2186,21 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         o.cluster_id, pos = _w.read_string(buf, pos)
@@ -2130,15 +2208,15 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2209,24 +2287,29 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        brokers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        brokers_n = buf[pos] - 1
+        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -2235,15 +2318,19 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2253,10 +2340,20 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -2340,24 +2437,29 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        brokers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        brokers_n = buf[pos] - 1
+        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -2366,15 +2468,19 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "cluster_authorized_operations"
         (o.cluster_authorized_operations,) = _unpack_i(buf, pos)
@@ -2384,10 +2490,20 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -2472,24 +2588,29 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        brokers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        brokers_n = buf[pos] - 1
+        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -2498,25 +2619,39 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -2601,24 +2736,29 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        brokers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        brokers_n = buf[pos] - 1
+        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -2627,25 +2767,39 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -2729,24 +2883,29 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
     o.cluster_authorized_operations = -2147483648
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "brokers[]"
-        brokers_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        brokers_n = buf[pos] - 1
+        if brokers_n < 0x7F and brokers_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
             brokers_items: list[MetadataResponseBroker] = KeyedList()
-            brokers_append = brokers_items.append
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
-                brokers_append(brokers_item)
+                brokers_items.append(brokers_item)
             o.brokers = brokers_items
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -2755,15 +2914,19 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         (o.controller_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[MetadataResponseTopic] = KeyedList()
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -2773,10 +2936,20 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -2870,6 +3043,7 @@ MetadataResponseBroker.FIELDS = (
 MetadataResponsePartition._READERS = (_read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v0_4, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v5_6, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v7_8, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, _read_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._WRITERS = (_write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v0_4, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v5_6, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v7_8, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, _write_MetadataResponsePartition_v9_13, )
 MetadataResponsePartition._SIZERS = (_size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v0_4, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v5_6, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v7_8, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, _size_MetadataResponsePartition_v9_13, )
+MetadataResponsePartition._LAZY_DEFAULTS = {"replica_nodes": list, "isr_nodes": list, "offline_replicas": list}
 MetadataResponsePartition.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2882,6 +3056,7 @@ MetadataResponsePartition.FIELDS = (
 MetadataResponseTopic._READERS = (_read_MetadataResponseTopic_v0, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v1_4, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v5_6, _read_MetadataResponseTopic_v7, _read_MetadataResponseTopic_v8, _read_MetadataResponseTopic_v9, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v10_11, _read_MetadataResponseTopic_v12_13, _read_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._WRITERS = (_write_MetadataResponseTopic_v0, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v1_4, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v5_6, _write_MetadataResponseTopic_v7, _write_MetadataResponseTopic_v8, _write_MetadataResponseTopic_v9, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v10_11, _write_MetadataResponseTopic_v12_13, _write_MetadataResponseTopic_v12_13, )
 MetadataResponseTopic._SIZERS = (_size_MetadataResponseTopic_v0, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v1_4, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v5_6, _size_MetadataResponseTopic_v7, _size_MetadataResponseTopic_v8, _size_MetadataResponseTopic_v9, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v10_11, _size_MetadataResponseTopic_v12_13, _size_MetadataResponseTopic_v12_13, )
+MetadataResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 MetadataResponseTopic._MAP_KEYS = ("name", )
 MetadataResponseTopic.FIELDS = (
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -2894,6 +3069,7 @@ MetadataResponseTopic.FIELDS = (
 MetadataResponse._READERS = (_read_MetadataResponse_v0, _read_MetadataResponse_v1, _read_MetadataResponse_v2, _read_MetadataResponse_v3_4, _read_MetadataResponse_v3_4, _read_MetadataResponse_v5_6, _read_MetadataResponse_v5_6, _read_MetadataResponse_v7, _read_MetadataResponse_v8, _read_MetadataResponse_v9, _read_MetadataResponse_v10, _read_MetadataResponse_v11, _read_MetadataResponse_v12, _read_MetadataResponse_v13, )
 MetadataResponse._WRITERS = (_write_MetadataResponse_v0, _write_MetadataResponse_v1, _write_MetadataResponse_v2, _write_MetadataResponse_v3_4, _write_MetadataResponse_v3_4, _write_MetadataResponse_v5_6, _write_MetadataResponse_v5_6, _write_MetadataResponse_v7, _write_MetadataResponse_v8, _write_MetadataResponse_v9, _write_MetadataResponse_v10, _write_MetadataResponse_v11, _write_MetadataResponse_v12, _write_MetadataResponse_v13, )
 MetadataResponse._SIZERS = (_size_MetadataResponse_v0, _size_MetadataResponse_v1, _size_MetadataResponse_v2, _size_MetadataResponse_v3_4, _size_MetadataResponse_v3_4, _size_MetadataResponse_v5_6, _size_MetadataResponse_v5_6, _size_MetadataResponse_v7, _size_MetadataResponse_v8, _size_MetadataResponse_v9, _size_MetadataResponse_v10, _size_MetadataResponse_v11, _size_MetadataResponse_v12, _size_MetadataResponse_v13, )
+MetadataResponse._LAZY_DEFAULTS = {"brokers": KeyedList, "topics": KeyedList}
 MetadataResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("brokers", "brokers", "[]MetadataResponseBroker", (0, 32767), (1, 0), (1, 0), None, False, (), MetadataResponseBroker),

@@ -285,13 +285,14 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
     o.commit_timestamp = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, committed_offset, committed_leader_epoch"
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "committed_metadata"
         committed_metadata_end = pos + buf[pos]
-        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= len(buf):  # the usual case: a short string
+        if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
             o.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
             pos = committed_metadata_end
         else:
@@ -301,10 +302,20 @@ def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[Offs
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -348,19 +359,20 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -409,19 +421,20 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -470,34 +483,49 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -563,29 +591,44 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -644,6 +687,7 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
     o.group_instance_id = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -656,15 +700,15 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
         (o.retention_time_ms,) = _unpack_q(buf, pos)
         pos += 8
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -725,6 +769,7 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     o.retention_time_ms = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -734,15 +779,15 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -801,6 +846,7 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     o.retention_time_ms = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -810,15 +856,15 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -876,6 +922,7 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
     o.retention_time_ms = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -887,15 +934,15 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -954,10 +1001,11 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
     o.retention_time_ms = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -967,38 +1015,52 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
         pos += 4
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1079,10 +1141,11 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
     o.retention_time_ms = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -1092,38 +1155,52 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
         pos += 4
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1212,6 +1289,7 @@ OffsetCommitRequestPartition.FIELDS = (
 OffsetCommitRequestTopic._READERS = (None, None, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v2_5, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v6_7, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v8_9, _read_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._WRITERS = (None, None, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v2_5, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v6_7, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v8_9, _write_OffsetCommitRequestTopic_v10, )
 OffsetCommitRequestTopic._SIZERS = (None, None, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v2_5, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v6_7, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v8_9, _size_OffsetCommitRequestTopic_v10, )
+OffsetCommitRequestTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitRequestTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1220,6 +1298,7 @@ OffsetCommitRequestTopic.FIELDS = (
 OffsetCommitRequest._READERS = (None, None, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v2_4, _read_OffsetCommitRequest_v5, _read_OffsetCommitRequest_v6, _read_OffsetCommitRequest_v7, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v8_9, _read_OffsetCommitRequest_v10, )
 OffsetCommitRequest._WRITERS = (None, None, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v2_4, _write_OffsetCommitRequest_v5, _write_OffsetCommitRequest_v6, _write_OffsetCommitRequest_v7, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v8_9, _write_OffsetCommitRequest_v10, )
 OffsetCommitRequest._SIZERS = (None, None, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v2_4, _size_OffsetCommitRequest_v5, _size_OffsetCommitRequest_v6, _size_OffsetCommitRequest_v7, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v8_9, _size_OffsetCommitRequest_v10, )
+OffsetCommitRequest._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation_id_or_member_epoch", "generationIdOrMemberEpoch", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),

@@ -207,10 +207,20 @@ def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[Off
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -249,16 +259,17 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
-            partitions_append = partitions_items.append
             # Every element is fixed-width: one iter_unpack for all.
             partitions_end = pos + partitions_n * 6
             partitions_rows = buf[pos:partitions_end]
@@ -267,12 +278,12 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code,  = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -321,21 +332,26 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
-            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 7
             partitions_rows = buf[pos:partitions_end]
@@ -344,22 +360,32 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -425,16 +451,21 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
-            partitions_append = partitions_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             partitions_end = pos + partitions_n * 7
             partitions_rows = buf[pos:partitions_end]
@@ -443,22 +474,32 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
                     partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
                 pos = partitions_end
             else:
                 for _i in range(partitions_n):
                     partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
-                    partitions_append(partitions_item)
+                    partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -517,17 +558,18 @@ def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitRes
     o.throttle_time_ms = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -570,20 +612,21 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
     o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -628,30 +671,45 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
     o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -708,30 +766,45 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
     o = OffsetCommitResponse.__new__(OffsetCommitResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -794,6 +867,7 @@ OffsetCommitResponsePartition.FIELDS = (
 OffsetCommitResponseTopic._READERS = (None, None, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v2_7, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v8_9, _read_OffsetCommitResponseTopic_v10, )
 OffsetCommitResponseTopic._WRITERS = (None, None, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v2_7, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v8_9, _write_OffsetCommitResponseTopic_v10, )
 OffsetCommitResponseTopic._SIZERS = (None, None, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v2_7, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v8_9, _size_OffsetCommitResponseTopic_v10, )
+OffsetCommitResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetCommitResponseTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -802,6 +876,7 @@ OffsetCommitResponseTopic.FIELDS = (
 OffsetCommitResponse._READERS = (None, None, _read_OffsetCommitResponse_v2, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v3_7, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v8_9, _read_OffsetCommitResponse_v10, )
 OffsetCommitResponse._WRITERS = (None, None, _write_OffsetCommitResponse_v2, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v3_7, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v8_9, _write_OffsetCommitResponse_v10, )
 OffsetCommitResponse._SIZERS = (None, None, _size_OffsetCommitResponse_v2, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v3_7, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v8_9, _size_OffsetCommitResponse_v10, )
+OffsetCommitResponse._LAZY_DEFAULTS = {"topics": list}
 OffsetCommitResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]OffsetCommitResponseTopic", (0, 32767), (1, 0), (1, 0), None, False, (), OffsetCommitResponseTopic),

@@ -226,13 +226,14 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
     o.expire_timestamp = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "offset, leader_epoch"
         o.offset, o.leader_epoch = _unpack_qi(buf, pos)
         pos += 12
         _f = "metadata"
         metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
             o.metadata = buf[pos + 1:metadata_end].decode()
             pos = metadata_end
         else:
@@ -245,10 +246,20 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

@@ -282,10 +282,11 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
     o = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -293,8 +294,8 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
-            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+            o.partition_indexes = [*_unpack_array_i[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -307,10 +308,20 @@ def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetc
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -373,10 +384,11 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -384,8 +396,8 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
-            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+            o.partition_indexes = [*_unpack_array_i[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -398,10 +410,20 @@ def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -464,14 +486,15 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_indexes"
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
-        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= len(buf):  # the usual case: a short array
-            o.partition_indexes = list(_unpack_array_i[partition_indexes_n](buf, pos + 1))
+        if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+            o.partition_indexes = [*_unpack_array_i[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -484,10 +507,20 @@ def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -544,34 +577,49 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
     o.member_epoch = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -636,17 +684,18 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
     o = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
@@ -655,25 +704,39 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
         (o.member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -743,17 +806,18 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
     o = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
@@ -762,25 +826,39 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
         (o.member_epoch,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -848,23 +926,23 @@ def _size_OffsetFetchRequestGroup_v10(o: OffsetFetchRequestGroup) -> int:
 
 def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
-    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -914,23 +992,23 @@ def _size_OffsetFetchRequest_v1(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
-    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -980,38 +1058,52 @@ def _size_OffsetFetchRequest_v2_5(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
-    o.groups = []
     o.require_stable = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1078,27 +1170,31 @@ def _size_OffsetFetchRequest_v6(o: OffsetFetchRequest) -> int:
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             o.topics = None
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1108,10 +1204,20 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1179,20 +1285,24 @@ def _size_OffsetFetchRequest_v7(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
-    o.topics = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "groups[]"
-        groups_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        groups_n = buf[pos] - 1
+        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
-                groups_append(groups_item)
+                groups_items.append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1202,10 +1312,20 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1265,20 +1385,24 @@ def _size_OffsetFetchRequest_v8(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
-    o.topics = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "groups[]"
-        groups_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        groups_n = buf[pos] - 1
+        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
-                groups_append(groups_item)
+                groups_items.append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1288,10 +1412,20 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1351,20 +1485,24 @@ def _size_OffsetFetchRequest_v9(o: OffsetFetchRequest) -> int:
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
     o = OffsetFetchRequest.__new__(OffsetFetchRequest)
     o.group_id = ''
-    o.topics = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "groups[]"
-        groups_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        groups_n = buf[pos] - 1
+        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
-                groups_append(groups_item)
+                groups_items.append(groups_item)
             o.groups = groups_items
         _f = "require_stable"
         (o.require_stable,) = _unpack_o(buf, pos)
@@ -1374,10 +1512,20 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1437,6 +1585,7 @@ def _size_OffsetFetchRequest_v10(o: OffsetFetchRequest) -> int:
 OffsetFetchRequestTopic._READERS = (None, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v1_5, _read_OffsetFetchRequestTopic_v6_7, _read_OffsetFetchRequestTopic_v6_7, None, None, None, )
 OffsetFetchRequestTopic._WRITERS = (None, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v1_5, _write_OffsetFetchRequestTopic_v6_7, _write_OffsetFetchRequestTopic_v6_7, None, None, None, )
 OffsetFetchRequestTopic._SIZERS = (None, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v1_5, _size_OffsetFetchRequestTopic_v6_7, _size_OffsetFetchRequestTopic_v6_7, None, None, None, )
+OffsetFetchRequestTopic._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partition_indexes", "partitionIndexes", "[]int32", (0, 7), (1, 0), (1, 0), None, False, ()),
@@ -1444,6 +1593,7 @@ OffsetFetchRequestTopic.FIELDS = (
 OffsetFetchRequestTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v8_9, _read_OffsetFetchRequestTopics_v10, )
 OffsetFetchRequestTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v8_9, _write_OffsetFetchRequestTopics_v10, )
 OffsetFetchRequestTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v8_9, _size_OffsetFetchRequestTopics_v10, )
+OffsetFetchRequestTopics._LAZY_DEFAULTS = {"partition_indexes": list}
 OffsetFetchRequestTopics.FIELDS = (
     FieldInfo("name", "name", "string", (8, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1452,6 +1602,7 @@ OffsetFetchRequestTopics.FIELDS = (
 OffsetFetchRequestGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchRequestGroup_v8, _read_OffsetFetchRequestGroup_v9, _read_OffsetFetchRequestGroup_v10, )
 OffsetFetchRequestGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchRequestGroup_v8, _write_OffsetFetchRequestGroup_v9, _write_OffsetFetchRequestGroup_v10, )
 OffsetFetchRequestGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchRequestGroup_v8, _size_OffsetFetchRequestGroup_v9, _size_OffsetFetchRequestGroup_v10, )
+OffsetFetchRequestGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchRequestGroup.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (8, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("member_id", "memberId", "string", (9, 32767), (9, 32767), (1, 0), None, True, None),
@@ -1461,6 +1612,7 @@ OffsetFetchRequestGroup.FIELDS = (
 OffsetFetchRequest._READERS = (None, _read_OffsetFetchRequest_v1, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v2_5, _read_OffsetFetchRequest_v6, _read_OffsetFetchRequest_v7, _read_OffsetFetchRequest_v8, _read_OffsetFetchRequest_v9, _read_OffsetFetchRequest_v10, )
 OffsetFetchRequest._WRITERS = (None, _write_OffsetFetchRequest_v1, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v2_5, _write_OffsetFetchRequest_v6, _write_OffsetFetchRequest_v7, _write_OffsetFetchRequest_v8, _write_OffsetFetchRequest_v9, _write_OffsetFetchRequest_v10, )
 OffsetFetchRequest._SIZERS = (None, _size_OffsetFetchRequest_v1, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v2_5, _size_OffsetFetchRequest_v6, _size_OffsetFetchRequest_v7, _size_OffsetFetchRequest_v8, _size_OffsetFetchRequest_v9, _size_OffsetFetchRequest_v10, )
+OffsetFetchRequest._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("topics", "topics", "[]OffsetFetchRequestTopic", (0, 7), (2, 7), (1, 0), None, False, (), OffsetFetchRequestTopic),

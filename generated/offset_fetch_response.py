@@ -427,13 +427,14 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
     o = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, committed_offset, committed_leader_epoch"
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
         metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
             o.metadata = buf[pos + 1:metadata_end].decode()
             pos = metadata_end
         else:
@@ -446,10 +447,20 @@ def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[Offse
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -492,19 +503,20 @@ def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFet
     o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v1_4(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -552,19 +564,20 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
     o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v5(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -612,34 +625,49 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
     o = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartition_v6_7(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -704,13 +732,14 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
     o = OffsetFetchResponsePartitions.__new__(OffsetFetchResponsePartitions)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_index, committed_offset, committed_leader_epoch"
         o.partition_index, o.committed_offset, o.committed_leader_epoch = _unpack_iqi(buf, pos)
         pos += 16
         _f = "metadata"
         metadata_end = pos + buf[pos]
-        if pos < metadata_end < pos + 0x80 and metadata_end <= len(buf):  # the usual case: a short string
+        if pos < metadata_end < pos + 0x80 and metadata_end <= size:  # the usual case: a short string
             o.metadata = buf[pos + 1:metadata_end].decode()
             pos = metadata_end
         else:
@@ -723,10 +752,20 @@ def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[Off
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -770,34 +809,49 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -863,29 +917,44 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partitions[]"
-        partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partitions_n = buf[pos] - 1
+        if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
-            partitions_append = partitions_items.append
             for _i in range(partitions_n):
                 partitions_item, pos = _read_OffsetFetchResponsePartitions_v8_10(buf, pos)
-                partitions_append(partitions_item)
+                partitions_items.append(partitions_item)
             o.partitions = partitions_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -943,24 +1012,29 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
     o = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopics_v8_9(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -970,10 +1044,20 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1040,24 +1124,29 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
     o = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
             o.group_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopics_v10(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1067,10 +1156,20 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1137,20 +1236,20 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
     o.error_code = 0
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1194,20 +1293,20 @@ def _size_OffsetFetchResponse_v1(o: OffsetFetchResponse) -> int:
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
     o.throttle_time_ms = 0
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1255,23 +1354,23 @@ def _size_OffsetFetchResponse_v2(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v1_4(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1321,23 +1420,23 @@ def _size_OffsetFetchResponse_v3_4(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v5(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1387,23 +1486,27 @@ def _size_OffsetFetchResponse_v5(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
-    o.groups = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "topics[]"
-        topics_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topics_n = buf[pos] - 1
+        if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
-            topics_append = topics_items.append
             for _i in range(topics_n):
                 topics_item, pos = _read_OffsetFetchResponseTopic_v6_7(buf, pos)
-                topics_append(topics_item)
+                topics_items.append(topics_item)
             o.topics = topics_items
         _f = "error_code"
         (o.error_code,) = _unpack_h(buf, pos)
@@ -1413,10 +1516,20 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1475,34 +1588,48 @@ def _size_OffsetFetchResponse_v6_7(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
-    o.topics = []
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "groups[]"
-        groups_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        groups_n = buf[pos] - 1
+        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
-            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchResponseGroup_v8_9(buf, pos)
-                groups_append(groups_item)
+                groups_items.append(groups_item)
             o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1559,34 +1686,48 @@ def _size_OffsetFetchResponse_v8_9(o: OffsetFetchResponse) -> int:
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
     o = OffsetFetchResponse.__new__(OffsetFetchResponse)
-    o.topics = []
     o.error_code = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "groups[]"
-        groups_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        groups_n = buf[pos] - 1
+        if groups_n < 0x7F and groups_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
-            groups_append = groups_items.append
             for _i in range(groups_n):
                 groups_item, pos = _read_OffsetFetchResponseGroup_v10(buf, pos)
-                groups_append(groups_item)
+                groups_items.append(groups_item)
             o.groups = groups_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1654,6 +1795,7 @@ OffsetFetchResponsePartition.FIELDS = (
 OffsetFetchResponseTopic._READERS = (None, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v1_4, _read_OffsetFetchResponseTopic_v5, _read_OffsetFetchResponseTopic_v6_7, _read_OffsetFetchResponseTopic_v6_7, None, None, None, )
 OffsetFetchResponseTopic._WRITERS = (None, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v1_4, _write_OffsetFetchResponseTopic_v5, _write_OffsetFetchResponseTopic_v6_7, _write_OffsetFetchResponseTopic_v6_7, None, None, None, )
 OffsetFetchResponseTopic._SIZERS = (None, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v1_4, _size_OffsetFetchResponseTopic_v5, _size_OffsetFetchResponseTopic_v6_7, _size_OffsetFetchResponseTopic_v6_7, None, None, None, )
+OffsetFetchResponseTopic._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopic.FIELDS = (
     FieldInfo("name", "name", "string", (0, 7), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]OffsetFetchResponsePartition", (0, 7), (1, 0), (1, 0), None, False, (), OffsetFetchResponsePartition),
@@ -1671,6 +1813,7 @@ OffsetFetchResponsePartitions.FIELDS = (
 OffsetFetchResponseTopics._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v8_9, _read_OffsetFetchResponseTopics_v10, )
 OffsetFetchResponseTopics._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v8_9, _write_OffsetFetchResponseTopics_v10, )
 OffsetFetchResponseTopics._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v8_9, _size_OffsetFetchResponseTopics_v10, )
+OffsetFetchResponseTopics._LAZY_DEFAULTS = {"partitions": list}
 OffsetFetchResponseTopics.FIELDS = (
     FieldInfo("name", "name", "string", (8, 9), (1, 0), (1, 0), None, True, ''),
     FieldInfo("topic_id", "topicId", "uuid", (10, 32767), (1, 0), (1, 0), None, True, _UUID_0),
@@ -1679,6 +1822,7 @@ OffsetFetchResponseTopics.FIELDS = (
 OffsetFetchResponseGroup._READERS = (None, None, None, None, None, None, None, None, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v8_9, _read_OffsetFetchResponseGroup_v10, )
 OffsetFetchResponseGroup._WRITERS = (None, None, None, None, None, None, None, None, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v8_9, _write_OffsetFetchResponseGroup_v10, )
 OffsetFetchResponseGroup._SIZERS = (None, None, None, None, None, None, None, None, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v8_9, _size_OffsetFetchResponseGroup_v10, )
+OffsetFetchResponseGroup._LAZY_DEFAULTS = {"topics": list}
 OffsetFetchResponseGroup.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (8, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("topics", "topics", "[]OffsetFetchResponseTopics", (8, 32767), (1, 0), (1, 0), None, False, (), OffsetFetchResponseTopics),
@@ -1687,6 +1831,7 @@ OffsetFetchResponseGroup.FIELDS = (
 OffsetFetchResponse._READERS = (None, _read_OffsetFetchResponse_v1, _read_OffsetFetchResponse_v2, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v3_4, _read_OffsetFetchResponse_v5, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v6_7, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v8_9, _read_OffsetFetchResponse_v10, )
 OffsetFetchResponse._WRITERS = (None, _write_OffsetFetchResponse_v1, _write_OffsetFetchResponse_v2, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v3_4, _write_OffsetFetchResponse_v5, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v6_7, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v8_9, _write_OffsetFetchResponse_v10, )
 OffsetFetchResponse._SIZERS = (None, _size_OffsetFetchResponse_v1, _size_OffsetFetchResponse_v2, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v3_4, _size_OffsetFetchResponse_v5, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v6_7, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v8_9, _size_OffsetFetchResponse_v10, )
+OffsetFetchResponse._LAZY_DEFAULTS = {"topics": list, "groups": list}
 OffsetFetchResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (3, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("topics", "topics", "[]OffsetFetchResponseTopic", (0, 7), (1, 0), (1, 0), None, False, (), OffsetFetchResponseTopic),

@@ -129,6 +129,7 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
     o.leader_recovery_state = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -140,16 +141,26 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -169,8 +180,8 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -184,8 +195,8 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -199,8 +210,8 @@ def _read_PartitionChangeRecord_v0(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -385,6 +396,7 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
     o.directories = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -396,16 +408,26 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -425,8 +447,8 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -440,8 +462,8 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -455,8 +477,8 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -474,7 +496,12 @@ def _read_PartitionChangeRecord_v1(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 5 (leader_recovery_state) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
                     _f = "directories"
-                    directories_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    directories_n = buf[pos] - 1
+                    if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        directories_n, pos = _w.read_count(buf, pos, True)
                     if directories_n < 0:
                         o.directories = None
                     else:
@@ -677,6 +704,7 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
     o.directories = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -688,16 +716,26 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "isr"
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
-                    if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-                        o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -717,8 +755,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "replicas"
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
-                    if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-                        o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -732,8 +770,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "removing_replicas"
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
-                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-                        o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -747,8 +785,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "adding_replicas"
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
-                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-                        o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -768,8 +806,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "eligible_leader_replicas"
                     eligible_leader_replicas_n = buf[pos] - 1
                     eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= len(buf):  # the usual case: a short array
-                        o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
+                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
+                        o.eligible_leader_replicas = [*_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = eligible_leader_replicas_end
                     else:
                         eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -783,8 +821,8 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                     _f = "last_known_elr"
                     last_known_elr_n = buf[pos] - 1
                     last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= len(buf):  # the usual case: a short array
-                        o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
+                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
+                        o.last_known_elr = [*_unpack_array_i[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = last_known_elr_end
                     else:
                         last_known_elr_n, pos = _w.read_count(buf, pos, True)
@@ -796,7 +834,12 @@ def _read_PartitionChangeRecord_v2(buf: bytes, pos: int) -> tuple[PartitionChang
                         raise DecodeError(f"tagged field 7 (last_known_elr) ends at byte {pos}, its payload at {end}", offset=pos)
                 elif tag == 8:
                     _f = "directories"
-                    directories_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    directories_n = buf[pos] - 1
+                    if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        directories_n, pos = _w.read_count(buf, pos, True)
                     if directories_n < 0:
                         o.directories = None
                     else:

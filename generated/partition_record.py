@@ -130,12 +130,12 @@ class PartitionRecord(GeneratedStruct):
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
     o = PartitionRecord.__new__(PartitionRecord)
-    o.directories = []
     o.eligible_leader_replicas = None
     o.last_known_elr = None
     o.leader_recovery_state = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -145,8 +145,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "replicas"
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+            o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -157,8 +157,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "isr"
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+            o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -169,8 +169,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+            o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -181,8 +181,8 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+            o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -198,10 +198,20 @@ def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "leader_recovery_state"
                     (o.leader_recovery_state,) = _unpack_b(buf, pos)
@@ -335,6 +345,7 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
     o.leader_recovery_state = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -344,8 +355,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "replicas"
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+            o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -356,8 +367,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "isr"
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+            o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -368,8 +379,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+            o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -380,8 +391,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+            o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -393,7 +404,12 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
         _f = "directories"
-        directories_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        directories_n = buf[pos] - 1
+        if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
         else:
@@ -407,10 +423,20 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "leader_recovery_state"
                     (o.leader_recovery_state,) = _unpack_b(buf, pos)
@@ -560,6 +586,7 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
     o.last_known_elr = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "partition_id"
         (o.partition_id,) = _unpack_i(buf, pos)
@@ -569,8 +596,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "replicas"
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
-        if 0 <= replicas_n < 32 and replicas_end <= len(buf):  # the usual case: a short array
-            o.replicas = list(_unpack_array_i[replicas_n](buf, pos + 1))
+        if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+            o.replicas = [*_unpack_array_i[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -581,8 +608,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "isr"
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
-        if 0 <= isr_n < 32 and isr_end <= len(buf):  # the usual case: a short array
-            o.isr = list(_unpack_array_i[isr_n](buf, pos + 1))
+        if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+            o.isr = [*_unpack_array_i[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -593,8 +620,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "removing_replicas"
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
-        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= len(buf):  # the usual case: a short array
-            o.removing_replicas = list(_unpack_array_i[removing_replicas_n](buf, pos + 1))
+        if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+            o.removing_replicas = [*_unpack_array_i[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -605,8 +632,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         _f = "adding_replicas"
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
-        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= len(buf):  # the usual case: a short array
-            o.adding_replicas = list(_unpack_array_i[adding_replicas_n](buf, pos + 1))
+        if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+            o.adding_replicas = [*_unpack_array_i[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -618,7 +645,12 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
         o.leader, o.leader_epoch, o.partition_epoch = _unpack_iii(buf, pos)
         pos += 12
         _f = "directories"
-        directories_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        directories_n = buf[pos] - 1
+        if directories_n < 0x7F and directories_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
         else:
@@ -632,10 +664,20 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "leader_recovery_state"
                     (o.leader_recovery_state,) = _unpack_b(buf, pos)
@@ -646,8 +688,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                     _f = "eligible_leader_replicas"
                     eligible_leader_replicas_n = buf[pos] - 1
                     eligible_leader_replicas_end = pos + 1 + eligible_leader_replicas_n * 4
-                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= len(buf):  # the usual case: a short array
-                        o.eligible_leader_replicas = list(_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1))
+                    if 0 <= eligible_leader_replicas_n < 32 and eligible_leader_replicas_end <= size:  # the usual case: a short array
+                        o.eligible_leader_replicas = [*_unpack_array_i[eligible_leader_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = eligible_leader_replicas_end
                     else:
                         eligible_leader_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -661,8 +703,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
                     _f = "last_known_elr"
                     last_known_elr_n = buf[pos] - 1
                     last_known_elr_end = pos + 1 + last_known_elr_n * 4
-                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= len(buf):  # the usual case: a short array
-                        o.last_known_elr = list(_unpack_array_i[last_known_elr_n](buf, pos + 1))
+                    if 0 <= last_known_elr_n < 32 and last_known_elr_end <= size:  # the usual case: a short array
+                        o.last_known_elr = [*_unpack_array_i[last_known_elr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = last_known_elr_end
                     else:
                         last_known_elr_n, pos = _w.read_count(buf, pos, True)
@@ -853,6 +895,7 @@ def _size_PartitionRecord_v2(o: PartitionRecord) -> int:
 PartitionRecord._READERS = (_read_PartitionRecord_v0, _read_PartitionRecord_v1, _read_PartitionRecord_v2, )
 PartitionRecord._WRITERS = (_write_PartitionRecord_v0, _write_PartitionRecord_v1, _write_PartitionRecord_v2, )
 PartitionRecord._SIZERS = (_size_PartitionRecord_v0, _size_PartitionRecord_v1, _size_PartitionRecord_v2, )
+PartitionRecord._LAZY_DEFAULTS = {"replicas": list, "isr": list, "removing_replicas": list, "adding_replicas": list, "directories": list}
 PartitionRecord.FIELDS = (
     FieldInfo("partition_id", "partitionId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),
     FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),

@@ -233,10 +233,20 @@ def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionPro
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -278,19 +288,20 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_data[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partition_data_n, pos = _w.read_count(buf, pos, False)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
-            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v3_8(buf, pos)
-                partition_data_append(partition_data_item)
+                partition_data_items.append(partition_data_item)
             o.partition_data = partition_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -339,34 +350,49 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_data[]"
-        partition_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partition_data_n = buf[pos] - 1
+        if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
-            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                partition_data_append(partition_data_item)
+                partition_data_items.append(partition_data_item)
             o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -432,29 +458,44 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_data[]"
-        partition_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partition_data_n = buf[pos] - 1
+        if partition_data_n < 0x7F and partition_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
         else:
             partition_data_items: list[PartitionProduceData] = []
-            partition_data_append = partition_data_items.append
             for _i in range(partition_data_n):
                 partition_data_item, pos = _read_PartitionProduceData_v9_13(buf, pos)
-                partition_data_append(partition_data_item)
+                partition_data_items.append(partition_data_item)
             o.partition_data = partition_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -512,6 +553,7 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
     o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         o.transactional_id, pos = _w.read_string(buf, pos)
@@ -519,15 +561,15 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         topic_data_n, pos = _w.read_count(buf, pos, False)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
-            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v3_8(buf, pos)
-                topic_data_append(topic_data_item)
+                topic_data_items.append(topic_data_item)
             o.topic_data = topic_data_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -575,10 +617,11 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
     o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
             o.transactional_id = buf[pos + 1:transactional_id_end].decode()
             pos = transactional_id_end
         else:
@@ -587,25 +630,39 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
-        topic_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topic_data_n = buf[pos] - 1
+        if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
-            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v9_12(buf, pos)
-                topic_data_append(topic_data_item)
+                topic_data_items.append(topic_data_item)
             o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -665,10 +722,11 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
     o = ProduceRequest.__new__(ProduceRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "transactional_id"
         transactional_id_end = pos + buf[pos]
-        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= len(buf):  # the usual case: a short string
+        if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
             o.transactional_id = buf[pos + 1:transactional_id_end].decode()
             pos = transactional_id_end
         else:
@@ -677,25 +735,39 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
         o.acks, o.timeout_ms = _unpack_hi(buf, pos)
         pos += 6
         _f = "topic_data[]"
-        topic_data_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        topic_data_n = buf[pos] - 1
+        if topic_data_n < 0x7F and topic_data_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
             topic_data_items: list[TopicProduceData] = KeyedList()
-            topic_data_append = topic_data_items.append
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v13(buf, pos)
-                topic_data_append(topic_data_item)
+                topic_data_items.append(topic_data_item)
             o.topic_data = topic_data_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -761,6 +833,7 @@ PartitionProduceData.FIELDS = (
 TopicProduceData._READERS = (None, None, None, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v3_8, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v9_12, _read_TopicProduceData_v13, )
 TopicProduceData._WRITERS = (None, None, None, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v3_8, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v9_12, _write_TopicProduceData_v13, )
 TopicProduceData._SIZERS = (None, None, None, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v3_8, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v9_12, _size_TopicProduceData_v13, )
+TopicProduceData._LAZY_DEFAULTS = {"partition_data": list}
 TopicProduceData._MAP_KEYS = ("name", "topic_id", )
 TopicProduceData.FIELDS = (
     FieldInfo("name", "name", "string", (0, 12), (1, 0), (1, 0), None, True, '', map_key=True),
@@ -770,6 +843,7 @@ TopicProduceData.FIELDS = (
 ProduceRequest._READERS = (None, None, None, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v3_8, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v9_12, _read_ProduceRequest_v13, )
 ProduceRequest._WRITERS = (None, None, None, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v3_8, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v9_12, _write_ProduceRequest_v13, )
 ProduceRequest._SIZERS = (None, None, None, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v3_8, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v9_12, _size_ProduceRequest_v13, )
+ProduceRequest._LAZY_DEFAULTS = {"topic_data": KeyedList}
 ProduceRequest.FIELDS = (
     FieldInfo("transactional_id", "transactionalId", "string", (3, 32767), (3, 32767), (1, 0), None, False, None),
     FieldInfo("acks", "acks", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

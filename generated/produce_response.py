@@ -379,13 +379,14 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
     o = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "batch_index"
         (o.batch_index,) = _unpack_i(buf, pos)
         pos += 4
         _f = "batch_index_error_message"
         batch_index_error_message_end = pos + buf[pos]
-        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= len(buf):  # the usual case: a short string
+        if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
             o.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
             pos = batch_index_error_message_end
         else:
@@ -395,10 +396,20 @@ def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIn
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -448,10 +459,20 @@ def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoc
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -488,9 +509,7 @@ def _size_LeaderIdAndEpoch_v10_13(o: LeaderIdAndEpoch) -> int:
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
     o.log_start_offset = -1
-    o.record_errors = []
     o.error_message = None
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -525,9 +544,7 @@ def _size_PartitionProduceResponse_v3_4(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.record_errors = []
     o.error_message = None
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
     try:
@@ -562,23 +579,23 @@ def _size_PartitionProduceResponse_v5_7(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         o.error_message, pos = _w.read_string(buf, pos)
@@ -628,27 +645,31 @@ def _size_PartitionProduceResponse_v8(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
-        record_errors_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        record_errors_n = buf[pos] - 1
+        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -658,10 +679,20 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -721,27 +752,31 @@ def _size_PartitionProduceResponse_v9(o: PartitionProduceResponse) -> int:
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
     o = PartitionProduceResponse.__new__(PartitionProduceResponse)
-    o.current_leader = LeaderIdAndEpoch()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
         o.index, o.error_code, o.base_offset, o.log_append_time_ms, o.log_start_offset = _unpack_ihqqq(buf, pos)
         pos += 30
         _f = "record_errors[]"
-        record_errors_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        record_errors_n = buf[pos] - 1
+        if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            record_errors_append = record_errors_items.append
             for _i in range(record_errors_n):
                 record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
-                record_errors_append(record_errors_item)
+                record_errors_items.append(record_errors_item)
             o.record_errors = record_errors_items
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -751,10 +786,20 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "current_leader"
                     o.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
@@ -834,19 +879,20 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -895,19 +941,20 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -956,19 +1003,20 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         o.name, pos = _w.read_string_nn(buf, pos)
         _f = "partition_responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -1017,34 +1065,49 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
-        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partition_responses_n = buf[pos] - 1
+        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1110,34 +1173,49 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
     o.topic_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "partition_responses[]"
-        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partition_responses_n = buf[pos] - 1
+        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1203,29 +1281,44 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
     o.name = ''
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic_id"
         o.topic_id, pos = _w.read_uuid(buf, pos)
         _f = "partition_responses[]"
-        partition_responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        partition_responses_n = buf[pos] - 1
+        if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            partition_responses_append = partition_responses_items.append
             for _i in range(partition_responses_n):
                 partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
-                partition_responses_append(partition_responses_item)
+                partition_responses_items.append(partition_responses_item)
             o.partition_responses = partition_responses_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1283,13 +1376,14 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
     o = NodeEndpoint.__new__(NodeEndpoint)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "node_id"
         (o.node_id,) = _unpack_i(buf, pos)
         pos += 4
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -1299,7 +1393,7 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
         pos += 4
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -1309,10 +1403,20 @@ def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1363,20 +1467,20 @@ def _size_NodeEndpoint_v10_13(o: NodeEndpoint) -> int:
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1424,20 +1528,20 @@ def _size_ProduceResponse_v3_4(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1485,20 +1589,20 @@ def _size_ProduceResponse_v5_7(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1546,20 +1650,24 @@ def _size_ProduceResponse_v8(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1569,10 +1677,20 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -1629,20 +1747,24 @@ def _size_ProduceResponse_v9(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1652,21 +1774,35 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    node_endpoints_n = buf[pos] - 1
+                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
-                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_append(node_endpoints_item)
+                            node_endpoints_items.append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1752,20 +1888,24 @@ def _size_ProduceResponse_v10_12(o: ProduceResponse) -> int:
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
     o = ProduceResponse.__new__(ProduceResponse)
-    o.node_endpoints = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "responses[]"
-        responses_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        responses_n = buf[pos] - 1
+        if responses_n < 0x7F and responses_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
             responses_items: list[TopicProduceResponse] = KeyedList()
-            responses_append = responses_items.append
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
-                responses_append(responses_item)
+                responses_items.append(responses_item)
             o.responses = responses_items
         _f = "throttle_time_ms"
         (o.throttle_time_ms,) = _unpack_i(buf, pos)
@@ -1775,21 +1915,35 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "node_endpoints[]"
-                    node_endpoints_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    node_endpoints_n = buf[pos] - 1
+                    if node_endpoints_n < 0x7F and node_endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
                         node_endpoints_items: list[NodeEndpoint] = KeyedList()
-                        node_endpoints_append = node_endpoints_items.append
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
-                            node_endpoints_append(node_endpoints_item)
+                            node_endpoints_items.append(node_endpoints_item)
                         o.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1890,6 +2044,7 @@ LeaderIdAndEpoch.FIELDS = (
 PartitionProduceResponse._READERS = (None, None, None, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v3_4, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v5_7, _read_PartitionProduceResponse_v8, _read_PartitionProduceResponse_v9, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, _read_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._WRITERS = (None, None, None, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v3_4, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v5_7, _write_PartitionProduceResponse_v8, _write_PartitionProduceResponse_v9, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, _write_PartitionProduceResponse_v10_13, )
 PartitionProduceResponse._SIZERS = (None, None, None, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v3_4, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v5_7, _size_PartitionProduceResponse_v8, _size_PartitionProduceResponse_v9, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, _size_PartitionProduceResponse_v10_13, )
+PartitionProduceResponse._LAZY_DEFAULTS = {"record_errors": list, "current_leader": LeaderIdAndEpoch}
 PartitionProduceResponse.FIELDS = (
     FieldInfo("index", "index", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1903,6 +2058,7 @@ PartitionProduceResponse.FIELDS = (
 TopicProduceResponse._READERS = (None, None, None, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v3_4, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v5_7, _read_TopicProduceResponse_v8, _read_TopicProduceResponse_v9, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v10_12, _read_TopicProduceResponse_v13, )
 TopicProduceResponse._WRITERS = (None, None, None, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v3_4, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v5_7, _write_TopicProduceResponse_v8, _write_TopicProduceResponse_v9, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v10_12, _write_TopicProduceResponse_v13, )
 TopicProduceResponse._SIZERS = (None, None, None, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v3_4, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v5_7, _size_TopicProduceResponse_v8, _size_TopicProduceResponse_v9, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v10_12, _size_TopicProduceResponse_v13, )
+TopicProduceResponse._LAZY_DEFAULTS = {"partition_responses": list}
 TopicProduceResponse._MAP_KEYS = ("name", "topic_id", )
 TopicProduceResponse.FIELDS = (
     FieldInfo("name", "name", "string", (0, 12), (1, 0), (1, 0), None, True, '', map_key=True),
@@ -1922,6 +2078,7 @@ NodeEndpoint.FIELDS = (
 ProduceResponse._READERS = (None, None, None, _read_ProduceResponse_v3_4, _read_ProduceResponse_v3_4, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v5_7, _read_ProduceResponse_v8, _read_ProduceResponse_v9, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v10_12, _read_ProduceResponse_v13, )
 ProduceResponse._WRITERS = (None, None, None, _write_ProduceResponse_v3_4, _write_ProduceResponse_v3_4, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v5_7, _write_ProduceResponse_v8, _write_ProduceResponse_v9, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v10_12, _write_ProduceResponse_v13, )
 ProduceResponse._SIZERS = (None, None, None, _size_ProduceResponse_v3_4, _size_ProduceResponse_v3_4, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v5_7, _size_ProduceResponse_v8, _size_ProduceResponse_v9, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v10_12, _size_ProduceResponse_v13, )
+ProduceResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ProduceResponse.FIELDS = (
     FieldInfo("responses", "responses", "[]TopicProduceResponse", (0, 32767), (1, 0), (1, 0), None, False, (), TopicProduceResponse),
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),

@@ -148,10 +148,20 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -190,10 +200,11 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     o.voted_directory_id = _UUID_0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "cluster_id"
         cluster_id_end = pos + buf[pos]
-        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= len(buf):  # the usual case: a short string
+        if pos < cluster_id_end < pos + 0x80 and cluster_id_end <= size:  # the usual case: a short string
             o.cluster_id = buf[pos + 1:cluster_id_end].decode()
             pos = cluster_id_end
         else:
@@ -202,12 +213,16 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
         o.leader_id, o.leader_epoch, o.voted_id, o.applied_offset = _unpack_iiiq(buf, pos)
         pos += 20
         _f = "current_voters[]"
-        current_voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        current_voters_n = buf[pos] - 1
+        if current_voters_n < 0x7F and current_voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             o.current_voters = None
         else:
             current_voters_items: list[Voter] = []
-            current_voters_append = current_voters_items.append
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             current_voters_end = pos + current_voters_n * 5
             current_voters_rows = buf[pos:current_voters_end]
@@ -216,22 +231,32 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
                     current_voters_item = Voter.__new__(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
-                    current_voters_append(current_voters_item)
+                    current_voters_items.append(current_voters_item)
                 pos = current_voters_end
             else:
                 for _i in range(current_voters_n):
                     current_voters_item, pos = _read_Voter_v0(buf, pos)
-                    current_voters_append(current_voters_item)
+                    current_voters_items.append(current_voters_item)
             o.current_voters = current_voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -300,7 +325,6 @@ def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int
     o = QuorumStateData.__new__(QuorumStateData)
     o.cluster_id = ''
     o.applied_offset = 0
-    o.current_voters = []
     _f = ""
     _i = 0
     try:
@@ -314,10 +338,20 @@ def _read_QuorumStateData_v1(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -369,6 +403,7 @@ Voter.FIELDS = (
 QuorumStateData._READERS = (_read_QuorumStateData_v0, _read_QuorumStateData_v1, )
 QuorumStateData._WRITERS = (_write_QuorumStateData_v0, _write_QuorumStateData_v1, )
 QuorumStateData._SIZERS = (_size_QuorumStateData_v0, _size_QuorumStateData_v1, )
+QuorumStateData._LAZY_DEFAULTS = {"current_voters": list}
 QuorumStateData.FIELDS = (
     FieldInfo("cluster_id", "clusterId", "string", (0, 0), (1, 0), (1, 0), None, False, ''),
     FieldInfo("leader_id", "leaderId", "int32", (0, 32767), (1, 0), (1, 0), None, False, -1),

@@ -224,17 +224,18 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
     o = BrokerEndpoint.__new__(BrokerEndpoint)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -247,10 +248,20 @@ def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -308,10 +319,11 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
     o = BrokerFeature.__new__(BrokerFeature)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -324,10 +336,20 @@ def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -375,9 +397,9 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
     o.in_controlled_shutdown = False
-    o.log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
@@ -388,30 +410,38 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        end_points_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        end_points_n = buf[pos] - 1
+        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
-            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_append(end_points_item)
+                end_points_items.append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -424,10 +454,20 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -518,9 +558,9 @@ def _size_RegisterBrokerRecord_v0(o: RegisterBrokerRecord) -> int:
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
     o.is_migrating_zk_broker = False
-    o.log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id"
         (o.broker_id,) = _unpack_i(buf, pos)
@@ -531,30 +571,38 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        end_points_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        end_points_n = buf[pos] - 1
+        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
-            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_append(end_points_item)
+                end_points_items.append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -567,10 +615,20 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -658,9 +716,9 @@ def _size_RegisterBrokerRecord_v1(o: RegisterBrokerRecord) -> int:
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
-    o.log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id, is_migrating_zk_broker"
         o.broker_id, o.is_migrating_zk_broker = _unpack_io(buf, pos)
@@ -671,30 +729,38 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        end_points_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        end_points_n = buf[pos] - 1
+        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
-            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_append(end_points_item)
+                end_points_items.append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -707,10 +773,20 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -796,9 +872,9 @@ def _size_RegisterBrokerRecord_v2(o: RegisterBrokerRecord) -> int:
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
     o = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
-    o.log_dirs = []
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "broker_id, is_migrating_zk_broker"
         o.broker_id, o.is_migrating_zk_broker = _unpack_io(buf, pos)
@@ -809,30 +885,38 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         (o.broker_epoch,) = _unpack_q(buf, pos)
         pos += 8
         _f = "end_points[]"
-        end_points_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        end_points_n = buf[pos] - 1
+        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[BrokerEndpoint] = KeyedList()
-            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
-                end_points_append(end_points_item)
+                end_points_items.append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[BrokerFeature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "rack"
         rack_end = pos + buf[pos]
-        if pos < rack_end < pos + 0x80 and rack_end <= len(buf):  # the usual case: a short string
+        if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
             o.rack = buf[pos + 1:rack_end].decode()
             pos = rack_end
         else:
@@ -845,13 +929,28 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "log_dirs"
-                    log_dirs_n, pos = _w.read_count(buf, pos, True)
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    log_dirs_n = buf[pos] - 1
+                    if log_dirs_n < 0x7F and log_dirs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
                     else:
@@ -992,6 +1091,7 @@ BrokerFeature.FIELDS = (
 RegisterBrokerRecord._READERS = (_read_RegisterBrokerRecord_v0, _read_RegisterBrokerRecord_v1, _read_RegisterBrokerRecord_v2, _read_RegisterBrokerRecord_v3, )
 RegisterBrokerRecord._WRITERS = (_write_RegisterBrokerRecord_v0, _write_RegisterBrokerRecord_v1, _write_RegisterBrokerRecord_v2, _write_RegisterBrokerRecord_v3, )
 RegisterBrokerRecord._SIZERS = (_size_RegisterBrokerRecord_v0, _size_RegisterBrokerRecord_v1, _size_RegisterBrokerRecord_v2, _size_RegisterBrokerRecord_v3, )
+RegisterBrokerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList, "log_dirs": list}
 RegisterBrokerRecord.FIELDS = (
     FieldInfo("broker_id", "brokerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("is_migrating_zk_broker", "isMigratingZkBroker", "bool", (2, 32767), (1, 0), (1, 0), None, False, False),

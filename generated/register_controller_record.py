@@ -193,17 +193,18 @@ def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoin
     o = ControllerEndpoint.__new__(ControllerEndpoint)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -216,10 +217,20 @@ def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoin
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -277,10 +288,11 @@ def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature,
     o = ControllerFeature.__new__(ControllerFeature)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
@@ -293,10 +305,20 @@ def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -344,6 +366,7 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
     o = RegisterControllerRecord.__new__(RegisterControllerRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "controller_id"
         (o.controller_id,) = _unpack_i(buf, pos)
@@ -354,36 +377,54 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
         (o.zk_migration_ready,) = _unpack_o(buf, pos)
         pos += 1
         _f = "end_points[]"
-        end_points_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        end_points_n = buf[pos] - 1
+        if end_points_n < 0x7F and end_points_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
             end_points_items: list[ControllerEndpoint] = KeyedList()
-            end_points_append = end_points_items.append
             for _i in range(end_points_n):
                 end_points_item, pos = _read_ControllerEndpoint_v0(buf, pos)
-                end_points_append(end_points_item)
+                end_points_items.append(end_points_item)
             o.end_points = end_points_items
         _f = "features[]"
-        features_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        features_n = buf[pos] - 1
+        if features_n < 0x7F and features_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
             features_items: list[ControllerFeature] = KeyedList()
-            features_append = features_items.append
             for _i in range(features_n):
                 features_item, pos = _read_ControllerFeature_v0(buf, pos)
-                features_append(features_item)
+                features_items.append(features_item)
             o.features = features_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -482,6 +523,7 @@ ControllerFeature.FIELDS = (
 RegisterControllerRecord._READERS = (_read_RegisterControllerRecord_v0, )
 RegisterControllerRecord._WRITERS = (_write_RegisterControllerRecord_v0, )
 RegisterControllerRecord._SIZERS = (_size_RegisterControllerRecord_v0, )
+RegisterControllerRecord._LAZY_DEFAULTS = {"end_points": KeyedList, "features": KeyedList}
 RegisterControllerRecord.FIELDS = (
     FieldInfo("controller_id", "controllerId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("incarnation_id", "incarnationId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),

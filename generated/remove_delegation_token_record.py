@@ -63,10 +63,11 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
     o = RemoveDelegationTokenRecord.__new__(RemoveDelegationTokenRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "token_id"
         token_id_end = pos + buf[pos]
-        if pos < token_id_end < pos + 0x80 and token_id_end <= len(buf):  # the usual case: a short string
+        if pos < token_id_end < pos + 0x80 and token_id_end <= size:  # the usual case: a short string
             o.token_id = buf[pos + 1:token_id_end].decode()
             pos = token_id_end
         else:
@@ -76,10 +77,20 @@ def _read_RemoveDelegationTokenRecord_v0(buf: bytes, pos: int) -> tuple[RemoveDe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

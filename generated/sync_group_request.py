@@ -179,10 +179,11 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
     o = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
@@ -194,10 +195,20 @@ def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGro
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -251,6 +262,7 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
     o.protocol_name = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -260,15 +272,15 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
         _f = "member_id"
         o.member_id, pos = _w.read_string_nn(buf, pos)
         _f = "assignments[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -327,6 +339,7 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     o.protocol_name = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         o.group_id, pos = _w.read_string_nn(buf, pos)
@@ -338,15 +351,15 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         _f = "group_instance_id"
         o.group_instance_id, pos = _w.read_string(buf, pos)
         _f = "assignments[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         o.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as e:
@@ -406,10 +419,11 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     o.protocol_name = None
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -419,38 +433,52 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         pos += 4
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
-        assignments_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        assignments_n = buf[pos] - 1
+        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -530,10 +558,11 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
     o = SyncGroupRequest.__new__(SyncGroupRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "group_id"
         group_id_end = pos + buf[pos]
-        if pos < group_id_end < pos + 0x80 and group_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
             o.group_id = buf[pos + 1:group_id_end].decode()
             pos = group_id_end
         else:
@@ -543,52 +572,66 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         pos += 4
         _f = "member_id"
         member_id_end = pos + buf[pos]
-        if pos < member_id_end < pos + 0x80 and member_id_end <= len(buf):  # the usual case: a short string
+        if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
             o.member_id = buf[pos + 1:member_id_end].decode()
             pos = member_id_end
         else:
             o.member_id, pos = _w.read_compact_string_nn(buf, pos)
         _f = "group_instance_id"
         group_instance_id_end = pos + buf[pos]
-        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= len(buf):  # the usual case: a short string
+        if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
             o.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
             pos = group_instance_id_end
         else:
             o.group_instance_id, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
         protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
             o.protocol_name = buf[pos + 1:protocol_name_end].decode()
             pos = protocol_name_end
         else:
             o.protocol_name, pos = _w.read_compact_string(buf, pos)
         _f = "assignments[]"
-        assignments_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        assignments_n = buf[pos] - 1
+        if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            assignments_append = assignments_items.append
             for _i in range(assignments_n):
                 assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
-                assignments_append(assignments_item)
+                assignments_items.append(assignments_item)
             o.assignments = assignments_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -680,6 +723,7 @@ SyncGroupRequestAssignment.FIELDS = (
 SyncGroupRequest._READERS = (_read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v0_2, _read_SyncGroupRequest_v3, _read_SyncGroupRequest_v4, _read_SyncGroupRequest_v5, )
 SyncGroupRequest._WRITERS = (_write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v0_2, _write_SyncGroupRequest_v3, _write_SyncGroupRequest_v4, _write_SyncGroupRequest_v5, )
 SyncGroupRequest._SIZERS = (_size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v0_2, _size_SyncGroupRequest_v3, _size_SyncGroupRequest_v4, _size_SyncGroupRequest_v5, )
+SyncGroupRequest._LAZY_DEFAULTS = {"assignments": list}
 SyncGroupRequest.FIELDS = (
     FieldInfo("group_id", "groupId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("generation_id", "generationId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),

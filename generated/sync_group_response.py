@@ -183,10 +183,20 @@ def _read_SyncGroupResponse_v4(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -229,20 +239,21 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
     o = SyncGroupResponse.__new__(SyncGroupResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "protocol_type"
         protocol_type_end = pos + buf[pos]
-        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
             o.protocol_type = buf[pos + 1:protocol_type_end].decode()
             pos = protocol_type_end
         else:
             o.protocol_type, pos = _w.read_compact_string(buf, pos)
         _f = "protocol_name"
         protocol_name_end = pos + buf[pos]
-        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= len(buf):  # the usual case: a short string
+        if pos < protocol_name_end < pos + 0x80 and protocol_name_end <= size:  # the usual case: a short string
             o.protocol_name = buf[pos + 1:protocol_name_end].decode()
             pos = protocol_name_end
         else:
@@ -254,10 +265,20 @@ def _read_SyncGroupResponse_v5(buf: bytes, pos: int) -> tuple[SyncGroupResponse,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)

@@ -214,10 +214,11 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
     o = PartitionsSchema.__new__(PartitionsSchema)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "topic"
         topic_end = pos + buf[pos]
-        if pos < topic_end < pos + 0x80 and topic_end <= len(buf):  # the usual case: a short string
+        if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
             o.topic = buf[pos + 1:topic_end].decode()
             pos = topic_end
         else:
@@ -225,8 +226,8 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
         _f = "partition_ids"
         partition_ids_n = buf[pos] - 1
         partition_ids_end = pos + 1 + partition_ids_n * 4
-        if 0 <= partition_ids_n < 32 and partition_ids_end <= len(buf):  # the usual case: a short array
-            o.partition_ids = list(_unpack_array_i[partition_ids_n](buf, pos + 1))
+        if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
+            o.partition_ids = [*_unpack_array_i[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_ids_end
         else:
             partition_ids_n, pos = _w.read_count(buf, pos, True)
@@ -239,10 +240,20 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -307,20 +318,21 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
     o.client_transaction_version = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status = _unpack_qhib(buf, pos)
         pos += 15
         _f = "transaction_partitions[]"
+        _i = -1  # no element yet: an error in the count names the array itself
         transaction_partitions_n, pos = _w.read_count(buf, pos, False)
         if transaction_partitions_n < 0:
             o.transaction_partitions = None
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            transaction_partitions_append = transaction_partitions_items.append
             for _i in range(transaction_partitions_n):
                 transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
-                transaction_partitions_append(transaction_partitions_item)
+                transaction_partitions_items.append(transaction_partitions_item)
             o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
@@ -379,20 +391,25 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
     o.client_transaction_version = 0
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "producer_id, producer_epoch, transaction_timeout_ms, transaction_status"
         o.producer_id, o.producer_epoch, o.transaction_timeout_ms, o.transaction_status = _unpack_qhib(buf, pos)
         pos += 15
         _f = "transaction_partitions[]"
-        transaction_partitions_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        transaction_partitions_n = buf[pos] - 1
+        if transaction_partitions_n < 0x7F and transaction_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            transaction_partitions_n, pos = _w.read_count(buf, pos, True)
         if transaction_partitions_n < 0:
             o.transaction_partitions = None
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            transaction_partitions_append = transaction_partitions_items.append
             for _i in range(transaction_partitions_n):
                 transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
-                transaction_partitions_append(transaction_partitions_item)
+                transaction_partitions_items.append(transaction_partitions_item)
             o.transaction_partitions = transaction_partitions_items
         _f = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         o.transaction_last_update_timestamp_ms, o.transaction_start_timestamp_ms = _unpack_qq(buf, pos)
@@ -402,10 +419,20 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 if tag == 0:
                     _f = "previous_producer_id"
                     (o.previous_producer_id,) = _unpack_q(buf, pos)
@@ -513,6 +540,7 @@ def _size_TransactionLogValue_v1(o: TransactionLogValue) -> int:
 PartitionsSchema._READERS = (_read_PartitionsSchema_v0, _read_PartitionsSchema_v1, )
 PartitionsSchema._WRITERS = (_write_PartitionsSchema_v0, _write_PartitionsSchema_v1, )
 PartitionsSchema._SIZERS = (_size_PartitionsSchema_v0, _size_PartitionsSchema_v1, )
+PartitionsSchema._LAZY_DEFAULTS = {"partition_ids": list}
 PartitionsSchema.FIELDS = (
     FieldInfo("topic", "topic", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partition_ids", "partitionIds", "[]int32", (0, 32767), (1, 0), (1, 0), None, False, ()),
@@ -520,6 +548,7 @@ PartitionsSchema.FIELDS = (
 TransactionLogValue._READERS = (_read_TransactionLogValue_v0, _read_TransactionLogValue_v1, )
 TransactionLogValue._WRITERS = (_write_TransactionLogValue_v0, _write_TransactionLogValue_v1, )
 TransactionLogValue._SIZERS = (_size_TransactionLogValue_v0, _size_TransactionLogValue_v1, )
+TransactionLogValue._LAZY_DEFAULTS = {"transaction_partitions": list}
 TransactionLogValue.FIELDS = (
     FieldInfo("producer_id", "producerId", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("previous_producer_id", "previousProducerId", "int64", (1, 32767), (1, 0), (1, 32767), 0, False, -1),

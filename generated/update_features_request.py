@@ -135,10 +135,11 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
     o.upgrade_type = 1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "feature"
         feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
             o.feature = buf[pos + 1:feature_end].decode()
             pos = feature_end
         else:
@@ -151,10 +152,20 @@ def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, i
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -205,10 +216,11 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
     o.allow_downgrade = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "feature"
         feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
             o.feature = buf[pos + 1:feature_end].decode()
             pos = feature_end
         else:
@@ -221,10 +233,20 @@ def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey,
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -275,30 +297,45 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
     o.validate_only = False
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "timeout_ms"
         (o.timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "feature_updates[]"
-        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        feature_updates_n = buf[pos] - 1
+        if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
             feature_updates_items: list[FeatureUpdateKey] = KeyedList()
-            feature_updates_append = feature_updates_items.append
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
-                feature_updates_append(feature_updates_item)
+                feature_updates_items.append(feature_updates_item)
             o.feature_updates = feature_updates_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -357,20 +394,25 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
     o = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "timeout_ms"
         (o.timeout_ms,) = _unpack_i(buf, pos)
         pos += 4
         _f = "feature_updates[]"
-        feature_updates_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        feature_updates_n = buf[pos] - 1
+        if feature_updates_n < 0x7F and feature_updates_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
             feature_updates_items: list[FeatureUpdateKey] = KeyedList()
-            feature_updates_append = feature_updates_items.append
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
-                feature_updates_append(feature_updates_item)
+                feature_updates_items.append(feature_updates_item)
             o.feature_updates = feature_updates_items
         _f = "validate_only"
         (o.validate_only,) = _unpack_o(buf, pos)
@@ -380,10 +422,20 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -451,6 +503,7 @@ FeatureUpdateKey.FIELDS = (
 UpdateFeaturesRequest._READERS = (_read_UpdateFeaturesRequest_v0, _read_UpdateFeaturesRequest_v1_2, _read_UpdateFeaturesRequest_v1_2, )
 UpdateFeaturesRequest._WRITERS = (_write_UpdateFeaturesRequest_v0, _write_UpdateFeaturesRequest_v1_2, _write_UpdateFeaturesRequest_v1_2, )
 UpdateFeaturesRequest._SIZERS = (_size_UpdateFeaturesRequest_v0, _size_UpdateFeaturesRequest_v1_2, _size_UpdateFeaturesRequest_v1_2, )
+UpdateFeaturesRequest._LAZY_DEFAULTS = {"feature_updates": KeyedList}
 UpdateFeaturesRequest.FIELDS = (
     FieldInfo("timeout_ms", "timeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 60000),
     FieldInfo("feature_updates", "featureUpdates", "[]FeatureUpdateKey", (0, 32767), (1, 0), (1, 0), None, False, (), FeatureUpdateKey),

@@ -130,10 +130,11 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
     o = UpdatableFeatureResult.__new__(UpdatableFeatureResult)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "feature"
         feature_end = pos + buf[pos]
-        if pos < feature_end < pos + 0x80 and feature_end <= len(buf):  # the usual case: a short string
+        if pos < feature_end < pos + 0x80 and feature_end <= size:  # the usual case: a short string
             o.feature = buf[pos + 1:feature_end].decode()
             pos = feature_end
         else:
@@ -143,7 +144,7 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
         pos += 2
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -153,10 +154,20 @@ def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFe
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -207,37 +218,52 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
     o = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
             o.error_message, pos = _w.read_compact_string(buf, pos)
         _f = "results[]"
-        results_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        results_n = buf[pos] - 1
+        if results_n < 0x7F and results_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
         else:
             results_items: list[UpdatableFeatureResult] = KeyedList()
-            results_append = results_items.append
             for _i in range(results_n):
                 results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
-                results_append(results_item)
+                results_items.append(results_item)
             o.results = results_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -295,16 +321,16 @@ def _size_UpdateFeaturesResponse_v0_1(o: UpdateFeaturesResponse) -> int:
 
 def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
     o = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
-    o.results = KeyedList()
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "throttle_time_ms, error_code"
         o.throttle_time_ms, o.error_code = _unpack_ih(buf, pos)
         pos += 6
         _f = "error_message"
         error_message_end = pos + buf[pos]
-        if pos < error_message_end < pos + 0x80 and error_message_end <= len(buf):  # the usual case: a short string
+        if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
             o.error_message = buf[pos + 1:error_message_end].decode()
             pos = error_message_end
         else:
@@ -314,10 +340,20 @@ def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeature
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -366,6 +402,7 @@ UpdatableFeatureResult.FIELDS = (
 UpdateFeaturesResponse._READERS = (_read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v0_1, _read_UpdateFeaturesResponse_v2, )
 UpdateFeaturesResponse._WRITERS = (_write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v0_1, _write_UpdateFeaturesResponse_v2, )
 UpdateFeaturesResponse._SIZERS = (_size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v0_1, _size_UpdateFeaturesResponse_v2, )
+UpdateFeaturesResponse._LAZY_DEFAULTS = {"results": KeyedList}
 UpdateFeaturesResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -221,17 +221,18 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
     o = Endpoint.__new__(Endpoint)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "name"
         name_end = pos + buf[pos]
-        if pos < name_end < pos + 0x80 and name_end <= len(buf):  # the usual case: a short string
+        if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
             o.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
             o.name, pos = _w.read_compact_string_nn(buf, pos)
         _f = "host"
         host_end = pos + buf[pos]
-        if pos < host_end < pos + 0x80 and host_end <= len(buf):  # the usual case: a short string
+        if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
             o.host = buf[pos + 1:host_end].decode()
             pos = host_end
         else:
@@ -244,10 +245,20 @@ def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -314,10 +325,20 @@ def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeat
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -355,6 +376,7 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
     o = Voter.__new__(Voter)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "voter_id"
         (o.voter_id,) = _unpack_i(buf, pos)
@@ -362,15 +384,19 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
         _f = "voter_directory_id"
         o.voter_directory_id, pos = _w.read_uuid(buf, pos)
         _f = "endpoints[]"
-        endpoints_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        endpoints_n = buf[pos] - 1
+        if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
         else:
             endpoints_items: list[Endpoint] = KeyedList()
-            endpoints_append = endpoints_items.append
             for _i in range(endpoints_n):
                 endpoints_item, pos = _read_Endpoint_v0(buf, pos)
-                endpoints_append(endpoints_item)
+                endpoints_items.append(endpoints_item)
             o.endpoints = endpoints_items
         _f = "kraft_version_feature"
         o.kraft_version_feature, pos = _read_KRaftVersionFeature_v0(buf, pos)
@@ -379,10 +405,20 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -447,30 +483,45 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
     o = VotersRecord.__new__(VotersRecord)
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "version"
         (o.version,) = _unpack_h(buf, pos)
         pos += 2
         _f = "voters[]"
-        voters_n, pos = _w.read_count(buf, pos, True)
+        _i = -1  # no element yet: an error in the count names the array itself
+        voters_n = buf[pos] - 1
+        if voters_n < 0x7F and voters_n < size - pos:  # the usual case: a one-byte count that fits
+            pos += 1
+        else:
+            voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
         else:
             voters_items: list[Voter] = []
-            voters_append = voters_items.append
             for _i in range(voters_n):
                 voters_item, pos = _read_Voter_v0(buf, pos)
-                voters_append(voters_item)
+                voters_items.append(voters_item)
             o.voters = voters_items
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
             o.unknown_tagged_fields = ()
         else:
-            count, pos = _w.read_tag_count(buf, pos)
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
             unknown = []
             for _ in range(count):
-                tag, end, pos = _w.read_tag_header(buf, pos)
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
                 unknown.append((tag, buf[pos:end]))
                 pos = end
             o.unknown_tagged_fields = tuple(unknown)
@@ -542,6 +593,7 @@ KRaftVersionFeature.FIELDS = (
 Voter._READERS = (_read_Voter_v0, )
 Voter._WRITERS = (_write_Voter_v0, )
 Voter._SIZERS = (_size_Voter_v0, )
+Voter._LAZY_DEFAULTS = {"endpoints": KeyedList, "kraft_version_feature": KRaftVersionFeature}
 Voter.FIELDS = (
     FieldInfo("voter_id", "voterId", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("voter_directory_id", "voterDirectoryId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),
@@ -551,6 +603,7 @@ Voter.FIELDS = (
 VotersRecord._READERS = (_read_VotersRecord_v0, )
 VotersRecord._WRITERS = (_write_VotersRecord_v0, )
 VotersRecord._SIZERS = (_size_VotersRecord_v0, )
+VotersRecord._LAZY_DEFAULTS = {"voters": list}
 VotersRecord.FIELDS = (
     FieldInfo("version", "version", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("voters", "voters", "[]Voter", (0, 32767), (1, 0), (1, 0), None, False, (), Voter),

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import struct
 from collections.abc import Sequence, Sized
-from uuid import UUID, SafeUUID
+from uuid import UUID
 
 from .errors import DecodeError, EncodeError
+# The readers that generated code calls in hot loops live in struct_base, which compiled builds
+# compile together with the generated modules; they are the same functions here.
+from .struct_base import (check_room as _check_room, read_count, read_length, read_tag_count,  # noqa: F401
+                          read_tag_header, read_uuid, read_uvarint)
 
 MAX_STRING_BYTES = 0x7FFF  # Kafka refuses longer strings in both encodings
 
@@ -27,30 +31,6 @@ unpack_int32 = _S_INT32.unpack_from
 
 # ---------------------------------------------------------------------------------------------
 # unsigned varints (at most 5 bytes: the int32 range, as Kafka's ByteUtils.readUnsignedVarint)
-
-
-def read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
-    """Read an unsigned varint; at most 5 bytes and at most 2**32 - 1."""
-    try:
-        b = buf[pos]
-        if b < 0x80:
-            return b, pos + 1
-        value = b & 0x7F
-        shift = 7
-        while True:
-            pos += 1
-            b = buf[pos]
-            value |= (b & 0x7F) << shift
-            if b < 0x80:
-                break
-            shift += 7
-            if shift > 28:
-                raise DecodeError("unsigned varint is longer than 5 bytes", offset=pos)
-    except IndexError:
-        raise DecodeError("truncated unsigned varint", offset=pos) from None
-    if value > 0xFFFFFFFF:
-        raise DecodeError("unsigned varint exceeds 32 bits", offset=pos)
-    return value, pos + 1
 
 
 def uvarint(value: int) -> bytes:
@@ -84,31 +64,6 @@ def uvarint_size(value: int) -> int:
 
 # ---------------------------------------------------------------------------------------------
 # lengths and counts
-
-
-def _check_room(buf: bytes, pos: int, length: int, what: str) -> int:
-    end = pos + length
-    if end > len(buf):
-        raise DecodeError(f"{what} of length {length} runs past the end of the buffer "
-                          f"({len(buf) - pos} bytes left)", offset=pos)
-    return end
-
-
-def read_count(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
-    """Read an array count; -1 means null. Refuse counts larger than the bytes left."""
-    if compact:
-        n, new_pos = read_uvarint(buf, pos)
-        n -= 1
-    else:
-        if pos + 4 > len(buf):
-            raise DecodeError("truncated array length", offset=pos)
-        (n,) = unpack_int32(buf, pos)
-        new_pos = pos + 4
-        if n < 0:  # Kafka reads any negative count as null
-            n = -1
-    if n > len(buf) - new_pos:
-        raise DecodeError(f"array of {n} elements cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
-    return n, new_pos
 
 
 def write_count(out: bytearray, n: int | None, compact: bool) -> None:
@@ -251,24 +206,6 @@ def read_compact_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
     return value, end
 
 
-def read_length(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
-    """The length of a bytes/records value (-1 for null), checked against the bytes left."""
-    if compact:
-        n, pos = read_uvarint(buf, pos)
-        n -= 1
-    else:
-        if pos + 4 > len(buf):
-            raise DecodeError("truncated bytes length", offset=pos)
-        (n,) = unpack_int32(buf, pos)
-        pos += 4
-        if n < 0:
-            n = -1
-    if n > len(buf) - pos:
-        raise DecodeError(f"records of length {n} run past the end of the buffer "
-                          f"({len(buf) - pos} bytes left)", offset=pos)
-    return n, pos
-
-
 def write_records(out: bytearray, value: object, compact: bool) -> None:
     """Write a records field given as bytes, a RecordsView (its ``raw`` memoryview), or None."""
     if value is None:
@@ -314,23 +251,6 @@ def compact_bytes_size(value: bytes | None) -> int:
 # uuid
 
 _ZERO_UUID = UUID(int=0)
-
-
-_new_object = object.__new__
-_set_attribute = object.__setattr__
-_UUID_SAFETY = SafeUUID.unknown
-
-
-def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
-    end = pos + 16
-    if end > len(buf):
-        raise DecodeError("truncated uuid", offset=pos)
-    # UUID(bytes=...) validates its arguments in Python; the bytes are known good here, so set
-    # the two slots directly (what UUID.__init__ ends with), about 3x faster.
-    u = _new_object(UUID)
-    _set_attribute(u, "int", int.from_bytes(buf[pos:end], "big"))
-    _set_attribute(u, "is_safe", _UUID_SAFETY)
-    return u, end
 
 
 def uuid_bytes(value: UUID) -> bytes:
@@ -383,14 +303,6 @@ def write_fixed_array(out: bytearray, values: Sequence, code: str) -> None:
 # tagged sections
 
 
-def read_tag_header(buf: bytes, pos: int) -> tuple[int, int, int]:
-    """Read (tag, payload end, payload start) and check the payload fits."""
-    tag, pos = read_uvarint(buf, pos)
-    size, pos = read_uvarint(buf, pos)
-    end = _check_room(buf, pos, size, f"tagged field {tag}")
-    return tag, end, pos
-
-
 def write_tagged(out: bytearray, known: list[tuple[int, bytes | bytearray]],
                  unknown: Sequence[tuple[int, bytes]]) -> None:
     """Write a tagged section: known and unknown fields merged in ascending tag order."""
@@ -430,14 +342,6 @@ def check_unknown_tags(unknown: Sequence[tuple[int, bytes]]) -> None:
         seen.add(tag)
 
 
-def read_tag_count(buf: bytes, pos: int) -> tuple[int, int]:
-    """Number of tagged fields; each takes at least two bytes, so refuse impossible counts."""
-    n, new_pos = read_uvarint(buf, pos)
-    if 2 * n > len(buf) - new_pos:
-        raise DecodeError(f"{n} tagged fields cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
-    return n, new_pos
-
-
 # ---------------------------------------------------------------------------------------------
 # turning low-level failures into kwire errors that name the field
 
@@ -446,7 +350,7 @@ ENCODE_FAILURES = (ValueError, TypeError, AttributeError, OverflowError, struct.
 
 
 def _join(label: str, index: int, inner: str) -> str:
-    outer = label.replace("[]", f"[{index}]")
+    outer = label.replace("[]", f"[{index}]" if index >= 0 else "")
     if not inner:
         return outer
     return f"{outer}{inner}" if inner.startswith("[") else f"{outer}.{inner}"

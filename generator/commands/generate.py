@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 from generator.emit import render_all, stale_files, write_package
@@ -22,6 +23,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default=DEFAULT_OUT, help=f"output package directory (default: {DEFAULT_OUT})")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 listing the files that are stale")
+    p.add_argument("--compile", action="store_true",
+                   help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
+                        "stay as the fallback, the extension modules are imported in their place")
+    p.add_argument("--build-dir", type=Path,
+                   help="keep mypyc's build files here (default: a temporary directory)")
     p.set_defaults(func=run)
 
 
@@ -47,4 +53,26 @@ def run(args: argparse.Namespace) -> int:
         if args.verbose:
             for name in changed:
                 print(f"  {name}")
+    if args.compile:
+        return compile_into(messages, out, args)
+    return 0
+
+
+def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
+    from generator.native_build import CompileFailed, CompileUnavailable, compile_package
+
+    if not args.quiet:
+        print(f"compiling {out} with mypyc (a few minutes for the whole package) ...", flush=True)
+    started = time.perf_counter()
+    try:
+        result = compile_package(messages, out, build_dir=args.build_dir)
+    except CompileUnavailable as exc:
+        print(f"kwire generate --compile: cannot compile: {exc}", file=sys.stderr)
+        return 1
+    except CompileFailed as exc:
+        print(f"kwire generate --compile: {exc}\n{exc.log[-3000:]}", file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"compiled {len(result.modules)} modules in {time.perf_counter() - started:.0f}s: "
+              f"{len(result.extensions)} extension files in {out} (the .py files stay as the fallback)")
     return 0

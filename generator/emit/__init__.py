@@ -1,12 +1,14 @@
 """Emit one Python module per definition, and the package ``__init__`` that indexes them."""
 from __future__ import annotations
 
+import sysconfig
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
 
+from kwire import struct_base
 from kwire.wire import SMALL_ARRAY
 
 from ..model import Field, Message, snake_case
@@ -19,6 +21,10 @@ _ENV = jinja2.Environment(
     keep_trailing_newline=True,
     autoescape=False,
 )
+
+
+# The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
+NATIVE_BASE = "_base.py"
 
 
 def module_name(message: Message) -> str:
@@ -44,6 +50,19 @@ def _fresh_default(f: Field, uuid_names: dict[str, str]) -> str:
     if t.is_struct:
         return f"{t.name}()"
     return default_literal(f, uuid_names)
+
+
+def _lazy_factory(f: Field) -> str:
+    """What makes the field's default on first access ('' for defaults set eagerly).
+
+    Pure-Python readers leave absent and untransmitted tagged struct/array fields unset; the
+    base class's ``__getattr__`` calls this factory the first time such a field is read.
+    """
+    if f.has_null_default or not (f.type.is_array or f.type.is_struct):
+        return ""
+    if f.type.is_array:
+        return "KeyedList" if f.struct is not None and f.struct.map_key_fields else "list"
+    return f.type.name
 
 
 def _param(f: Field, uuid_names: dict[str, str]) -> tuple[str, str, str]:
@@ -77,7 +96,8 @@ def _fixed_suffix(fmt: str) -> str:
     return fmt[1:].replace("?", "o")
 
 
-def render_message(message: Message, source: str | None = None) -> str:
+def render_message(message: Message, source: str | None = None, *, native: bool = False) -> str:
+    """The module for one definition; ``native`` renders the flavour built by ``--compile``."""
     plan = MessagePlan(message)
     uuid_names: dict[str, str] = {}
     structs: list[StructPlan] = plan.structs
@@ -110,6 +130,7 @@ def render_message(message: Message, source: str | None = None) -> str:
 
     checks = {f: non_default_check(f, f"o.{f.attr_name}", uuid_names) for f in fields}
     fresh_defaults = {f: _fresh_default(f, uuid_names) for f in fields}
+    lazy_factories = {f: _lazy_factory(f) for f in fields if _lazy_factory(f)}
     info_defaults = {f: _info_default(f, uuid_names) for f in fields}
     # the message struct's docstring comes from the definition's file-level description, if any
     return _ENV.get_template("module.py.j2").render(
@@ -132,8 +153,11 @@ def render_message(message: Message, source: str | None = None) -> str:
         valid=valid,
         checks=checks,
         fresh_defaults=fresh_defaults,
+        lazy_factories=lazy_factories,
         info_defaults=info_defaults,
         vrange=_vrange,
+        native=native,
+        rt="" if native else "_w.",  # where the hot readers come from: _base (compiled) or kwire.wire
     )
 
 
@@ -143,11 +167,17 @@ def render_package_init(messages: Iterable[Message]) -> str:
     )
 
 
-def render_all(messages: Iterable[Message]) -> dict[str, str]:
-    """File name -> content for the whole generated package."""
+def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str, str]:
+    """File name -> content for the whole generated package.
+
+    ``native`` renders the sources that ``kwire generate --compile`` hands to mypyc: the same
+    plan, with reads shaped for compiled code, and the base class copied in as ``_base.py``.
+    """
     messages = list(messages)
-    files = {f"{module_name(m)}.py": render_message(m) for m in messages}
+    files = {f"{module_name(m)}.py": render_message(m, native=native) for m in messages}
     files["__init__.py"] = render_package_init(messages)
+    if native:
+        files[NATIVE_BASE] = Path(struct_base.__file__).read_text()
     return files
 
 
@@ -162,6 +192,12 @@ def write_package(files: dict[str, str], out_dir: Path) -> list[str]:
             changed.append(name)
     for path in out_dir.glob("*.py"):
         if path.name not in files:
+            path.unlink()
+            changed.append(path.name)
+    if changed:
+        # Extension modules of a compiled build would shadow the new sources: drop them
+        # (`kwire generate --compile` builds them again).
+        for path in out_dir.glob("*" + (sysconfig.get_config_var("EXT_SUFFIX") or ".so")):
             path.unlink()
             changed.append(path.name)
     return changed

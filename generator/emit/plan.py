@@ -14,6 +14,10 @@ from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
+# Fixed-width types that compiled builds read with kwire.struct_base's integer readers (float64
+# keeps struct: compiled arithmetic has no cheaper way to build a double).
+NATIVE_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
+                  "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
 
 
 @dataclass
@@ -46,6 +50,24 @@ class Op:
         if self.kind in ("array_struct",):
             return f"{self.attr}[]"
         return self.attr
+
+    @property
+    def native_reads(self) -> list[tuple[str, str, int]] | None:
+        """(attribute, reader, offset) for each field of a 'fixed' run in a compiled build, or
+        None when the run has a type that keeps the struct call."""
+        if any(f.type.name not in NATIVE_READERS for f in self.fields):
+            return None
+        reads, offset = [], 0
+        for f in self.fields:
+            reads.append((f.attr_name, NATIVE_READERS[f.type.name], offset))
+            offset += f.type.fixed_width or 0
+        return reads
+
+    @property
+    def native_element_reader(self) -> str | None:
+        """The integer reader of one element of an 'array_fixed' in a compiled build, if any."""
+        e = self.field.type.element
+        return NATIVE_READERS.get(e.name) if e is not None else None
 
     @property
     def keyed(self) -> bool:
@@ -108,6 +130,12 @@ class Group:
     @property
     def row_width(self) -> int:
         return self.fixed_size + (1 if self.flexible else 0)
+
+    @property
+    def checks_size(self) -> bool:
+        """Whether the reader's inline fast paths compare against the buffer size (kept in a local)."""
+        return any(op.kind == "array_struct" or op.compact and (op.kind == "string" or op.kind.startswith("array"))
+                   for op in self.ops + self.tagged)
 
     @property
     def fixed_size(self) -> int:
