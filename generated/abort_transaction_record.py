@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class AbortTransactionRecord(GeneratedStruct):
-    """The AbortTransactionRecord structure of AbortTransactionRecord."""
+    """Kafka's AbortTransactionRecord (metadata, apiKey 25), versions 0, flexible versions 0+."""
 
     __slots__ = ("reason", "unknown_tagged_fields")
 

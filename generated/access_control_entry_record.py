@@ -21,7 +21,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class AccessControlEntryRecord(GeneratedStruct):
-    """The AccessControlEntryRecord structure of AccessControlEntryRecord."""
+    """Kafka's AccessControlEntryRecord (metadata, apiKey 18), versions 0, flexible versions 0+."""
 
     __slots__ = ("id", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class ApiVersionsRequest(GeneratedStruct):
-    """The ApiVersionsRequest structure of ApiVersionsRequest."""
+    """Kafka's ApiVersionsRequest (request, apiKey 18), versions 0-4, flexible versions 3+."""
 
     __slots__ = ("client_software_name", "client_software_version", "unknown_tagged_fields")
 

@@ -174,7 +174,7 @@ class FinalizedFeatureKey(GeneratedStruct):
 
 
 class ApiVersionsResponse(GeneratedStruct):
-    """The ApiVersionsResponse structure of ApiVersionsResponse."""
+    """Kafka's ApiVersionsResponse (response, apiKey 18), versions 0-4, flexible versions 3+."""
 
     __slots__ = ("error_code", "api_keys", "throttle_time_ms", "supported_features", "finalized_features_epoch", "finalized_features", "zk_migration_ready", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class BeginTransactionRecord(GeneratedStruct):
-    """The BeginTransactionRecord structure of BeginTransactionRecord."""
+    """Kafka's BeginTransactionRecord (metadata, apiKey 23), versions 0, flexible versions 0+."""
 
     __slots__ = ("name", "unknown_tagged_fields")
 

@@ -20,7 +20,8 @@ _pack_b = struct.Struct(">b").pack
 
 
 class BrokerRegistrationChangeRecord(GeneratedStruct):
-    """The BrokerRegistrationChangeRecord structure of BrokerRegistrationChangeRecord."""
+    """Kafka's BrokerRegistrationChangeRecord (metadata, apiKey 17), versions 0-2, flexible
+    versions 0+."""
 
     __slots__ = ("broker_id", "broker_epoch", "fenced", "in_controlled_shutdown", "log_dirs", "unknown_tagged_fields")
 

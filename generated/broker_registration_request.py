@@ -128,7 +128,7 @@ class Feature(GeneratedStruct):
 
 
 class BrokerRegistrationRequest(GeneratedStruct):
-    """The BrokerRegistrationRequest structure of BrokerRegistrationRequest."""
+    """Kafka's BrokerRegistrationRequest (request, apiKey 62), versions 0-5, flexible versions 0+."""
 
     __slots__ = ("broker_id", "cluster_id", "incarnation_id", "listeners", "features", "rack", "is_migrating_zk_broker", "log_dirs", "previous_broker_epoch", "cordoned_log_dirs", "unknown_tagged_fields")
 

@@ -18,7 +18,8 @@ _pack_ihq = struct.Struct(">ihq").pack
 
 
 class BrokerRegistrationResponse(GeneratedStruct):
-    """The BrokerRegistrationResponse structure of BrokerRegistrationResponse."""
+    """Kafka's BrokerRegistrationResponse (response, apiKey 62), versions 0-5, flexible versions
+    0+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "broker_epoch", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class ClearElrRecord(GeneratedStruct):
-    """The ClearElrRecord structure of ClearElrRecord."""
+    """Kafka's ClearElrRecord (metadata, apiKey 28), versions 0, flexible versions 0+."""
 
     __slots__ = ("topic_name", "unknown_tagged_fields")
 

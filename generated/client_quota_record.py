@@ -61,7 +61,7 @@ class EntityData(GeneratedStruct):
 
 
 class ClientQuotaRecord(GeneratedStruct):
-    """The ClientQuotaRecord structure of ClientQuotaRecord."""
+    """Kafka's ClientQuotaRecord (metadata, apiKey 14), versions 0, flexible versions 0+."""
 
     __slots__ = ("entity", "key", "value", "remove", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_b = struct.Struct(">b").pack
 
 
 class ConfigRecord(GeneratedStruct):
-    """The ConfigRecord structure of ConfigRecord."""
+    """Kafka's ConfigRecord (metadata, apiKey 4), versions 0, flexible versions 0+."""
 
     __slots__ = ("resource_type", "resource_name", "name", "value", "unknown_tagged_fields")
 

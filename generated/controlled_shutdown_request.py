@@ -20,7 +20,7 @@ _pack_iq = struct.Struct(">iq").pack
 
 
 class ControlledShutdownRequest(GeneratedStruct):
-    """The ControlledShutdownRequest structure of ControlledShutdownRequest."""
+    """Kafka's ControlledShutdownRequest (request, apiKey 7), versions 0-3, flexible versions 3+."""
 
     __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
 

@@ -63,7 +63,7 @@ class RemainingPartition(GeneratedStruct):
 
 
 class ControlledShutdownResponse(GeneratedStruct):
-    """The ControlledShutdownResponse structure of ControlledShutdownResponse."""
+    """Kafka's ControlledShutdownResponse (response, apiKey 7), versions 0-3, flexible versions 3+."""
 
     __slots__ = ("error_code", "remaining_partitions", "unknown_tagged_fields")
 

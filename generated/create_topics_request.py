@@ -168,7 +168,7 @@ class CreatableTopic(GeneratedStruct):
 
 
 class CreateTopicsRequest(GeneratedStruct):
-    """The CreateTopicsRequest structure of CreateTopicsRequest."""
+    """Kafka's CreateTopicsRequest (request, apiKey 19), versions 2-7, flexible versions 5+."""
 
     __slots__ = ("topics", "timeout_ms", "validate_only", "unknown_tagged_fields")
 

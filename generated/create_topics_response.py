@@ -156,7 +156,7 @@ class CreatableTopicResult(GeneratedStruct):
 
 
 class CreateTopicsResponse(GeneratedStruct):
-    """The CreateTopicsResponse structure of CreateTopicsResponse."""
+    """Kafka's CreateTopicsResponse (response, apiKey 19), versions 2-7, flexible versions 5+."""
 
     __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
 

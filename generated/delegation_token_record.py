@@ -18,7 +18,7 @@ _pack_qqq = struct.Struct(">qqq").pack
 
 
 class DelegationTokenRecord(GeneratedStruct):
-    """The DelegationTokenRecord structure of DelegationTokenRecord."""
+    """Kafka's DelegationTokenRecord (metadata, apiKey 10), versions 0, flexible versions 0+."""
 
     __slots__ = ("owner", "requester", "renewers", "issue_timestamp", "max_timestamp", "expiration_timestamp", "token_id", "unknown_tagged_fields")
 

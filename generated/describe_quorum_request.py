@@ -100,7 +100,7 @@ class TopicData(GeneratedStruct):
 
 
 class DescribeQuorumRequest(GeneratedStruct):
-    """The DescribeQuorumRequest structure of DescribeQuorumRequest."""
+    """Kafka's DescribeQuorumRequest (request, apiKey 55), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("topics", "unknown_tagged_fields")
 

@@ -300,7 +300,7 @@ class Node(GeneratedStruct):
 
 
 class DescribeQuorumResponse(GeneratedStruct):
-    """The DescribeQuorumResponse structure of DescribeQuorumResponse."""
+    """Kafka's DescribeQuorumResponse (response, apiKey 55), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("error_code", "error_message", "topics", "nodes", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class EndTransactionRecord(GeneratedStruct):
-    """The EndTransactionRecord structure of EndTransactionRecord."""
+    """Kafka's EndTransactionRecord (metadata, apiKey 24), versions 0, flexible versions 0+."""
 
     __slots__ = ("unknown_tagged_fields")
 

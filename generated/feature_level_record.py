@@ -18,7 +18,7 @@ _pack_h = struct.Struct(">h").pack
 
 
 class FeatureLevelRecord(GeneratedStruct):
-    """The FeatureLevelRecord structure of FeatureLevelRecord."""
+    """Kafka's FeatureLevelRecord (metadata, apiKey 12), versions 0, flexible versions 0+."""
 
     __slots__ = ("name", "feature_level", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_iq = struct.Struct(">iq").pack
 
 
 class FenceBrokerRecord(GeneratedStruct):
-    """The FenceBrokerRecord structure of FenceBrokerRecord."""
+    """Kafka's FenceBrokerRecord (metadata, apiKey 7), versions 0, flexible versions 0+."""
 
     __slots__ = ("id", "epoch", "unknown_tagged_fields")
 

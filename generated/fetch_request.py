@@ -249,7 +249,7 @@ class ForgottenTopic(GeneratedStruct):
 
 
 class FetchRequest(GeneratedStruct):
-    """The FetchRequest structure of FetchRequest."""
+    """Kafka's FetchRequest (request, apiKey 1), versions 4-18, flexible versions 12+."""
 
     __slots__ = ("cluster_id", "replica_id", "replica_state", "max_wait_ms", "min_bytes", "max_bytes", "isolation_level", "session_id", "session_epoch", "topics", "forgotten_topics_data", "rack_id", "unknown_tagged_fields")
 

@@ -400,7 +400,7 @@ class NodeEndpoint(GeneratedStruct):
 
 
 class FetchResponse(GeneratedStruct):
-    """The FetchResponse structure of FetchResponse."""
+    """Kafka's FetchResponse (response, apiKey 1), versions 4-18, flexible versions 12+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "session_id", "responses", "node_endpoints", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_b = struct.Struct(">b").pack
 
 
 class FindCoordinatorRequest(GeneratedStruct):
-    """The FindCoordinatorRequest structure of FindCoordinatorRequest."""
+    """Kafka's FindCoordinatorRequest (request, apiKey 10), versions 0-6, flexible versions 3+."""
 
     __slots__ = ("key", "key_type", "coordinator_keys", "unknown_tagged_fields")
 

@@ -85,7 +85,7 @@ class Coordinator(GeneratedStruct):
 
 
 class FindCoordinatorResponse(GeneratedStruct):
-    """The FindCoordinatorResponse structure of FindCoordinatorResponse."""
+    """Kafka's FindCoordinatorResponse (response, apiKey 10), versions 0-6, flexible versions 3+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "error_message", "node_id", "host", "port", "coordinators", "unknown_tagged_fields")
 

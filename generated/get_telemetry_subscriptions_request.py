@@ -17,7 +17,8 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class GetTelemetrySubscriptionsRequest(GeneratedStruct):
-    """The GetTelemetrySubscriptionsRequest structure of GetTelemetrySubscriptionsRequest."""
+    """Kafka's GetTelemetrySubscriptionsRequest (request, apiKey 71), versions 0, flexible versions
+    0+."""
 
     __slots__ = ("client_instance_id", "unknown_tagged_fields")
 

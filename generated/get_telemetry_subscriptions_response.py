@@ -25,7 +25,8 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class GetTelemetrySubscriptionsResponse(GeneratedStruct):
-    """The GetTelemetrySubscriptionsResponse structure of GetTelemetrySubscriptionsResponse."""
+    """Kafka's GetTelemetrySubscriptionsResponse (response, apiKey 71), versions 0, flexible
+    versions 0+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "client_instance_id", "subscription_id", "accepted_compression_types", "push_interval_ms", "telemetry_max_bytes", "delta_temporality", "requested_metrics", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class GroupMetadataKey(GeneratedStruct):
-    """The GroupMetadataKey structure of GroupMetadataKey."""
+    """Kafka's GroupMetadataKey (coordinator-key, apiKey 2), versions 0, flexible versions none."""
 
     __slots__ = ("group", "unknown_tagged_fields")
 

@@ -95,7 +95,8 @@ class MemberMetadata(GeneratedStruct):
 
 
 class GroupMetadataValue(GeneratedStruct):
-    """The GroupMetadataValue structure of GroupMetadataValue."""
+    """Kafka's GroupMetadataValue (coordinator-value, apiKey 2), versions 0-4, flexible versions
+    4+."""
 
     __slots__ = ("protocol_type", "generation", "protocol", "leader", "current_state_timestamp", "members", "unknown_tagged_fields")
 

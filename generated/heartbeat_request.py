@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class HeartbeatRequest(GeneratedStruct):
-    """The HeartbeatRequest structure of HeartbeatRequest."""
+    """Kafka's HeartbeatRequest (request, apiKey 12), versions 0-4, flexible versions 4+."""
 
     __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id", "unknown_tagged_fields")
 

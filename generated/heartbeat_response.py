@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class HeartbeatResponse(GeneratedStruct):
-    """The HeartbeatResponse structure of HeartbeatResponse."""
+    """Kafka's HeartbeatResponse (response, apiKey 12), versions 0-4, flexible versions 4+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "unknown_tagged_fields")
 

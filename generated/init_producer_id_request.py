@@ -22,7 +22,7 @@ _pack_iqhoo = struct.Struct(">iqh??").pack
 
 
 class InitProducerIdRequest(GeneratedStruct):
-    """The InitProducerIdRequest structure of InitProducerIdRequest."""
+    """Kafka's InitProducerIdRequest (request, apiKey 22), versions 0-6, flexible versions 2+."""
 
     __slots__ = ("transactional_id", "transaction_timeout_ms", "producer_id", "producer_epoch", "enable2_pc", "keep_prepared_txn", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ihqhqh = struct.Struct(">ihqhqh").pack
 
 
 class InitProducerIdResponse(GeneratedStruct):
-    """The InitProducerIdResponse structure of InitProducerIdResponse."""
+    """Kafka's InitProducerIdResponse (response, apiKey 22), versions 0-6, flexible versions 2+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "producer_id", "producer_epoch", "ongoing_txn_producer_id", "ongoing_txn_producer_epoch", "unknown_tagged_fields")
 

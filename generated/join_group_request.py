@@ -63,7 +63,7 @@ class JoinGroupRequestProtocol(GeneratedStruct):
 
 
 class JoinGroupRequest(GeneratedStruct):
-    """The JoinGroupRequest structure of JoinGroupRequest."""
+    """Kafka's JoinGroupRequest (request, apiKey 11), versions 0-9, flexible versions 6+."""
 
     __slots__ = ("group_id", "session_timeout_ms", "rebalance_timeout_ms", "member_id", "group_instance_id", "protocol_type", "protocols", "reason", "unknown_tagged_fields")
 

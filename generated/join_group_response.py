@@ -70,7 +70,7 @@ class JoinGroupResponseMember(GeneratedStruct):
 
 
 class JoinGroupResponse(GeneratedStruct):
-    """The JoinGroupResponse structure of JoinGroupResponse."""
+    """Kafka's JoinGroupResponse (response, apiKey 11), versions 0-9, flexible versions 6+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "generation_id", "protocol_type", "protocol_name", "leader", "skip_assignment", "member_id", "members", "unknown_tagged_fields")
 

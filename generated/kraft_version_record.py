@@ -18,7 +18,7 @@ _pack_hh = struct.Struct(">hh").pack
 
 
 class KRaftVersionRecord(GeneratedStruct):
-    """The KRaftVersionRecord structure of KRaftVersionRecord."""
+    """Kafka's KRaftVersionRecord (data), versions 0, flexible versions 0+."""
 
     __slots__ = ("version", "kraft_version", "unknown_tagged_fields")
 

@@ -64,7 +64,7 @@ class Voter(GeneratedStruct):
 
 
 class LeaderChangeMessage(GeneratedStruct):
-    """The LeaderChangeMessage structure of LeaderChangeMessage."""
+    """Kafka's LeaderChangeMessage (data), versions 0-1, flexible versions 0+."""
 
     __slots__ = ("version", "leader_id", "voters", "granting_voters", "unknown_tagged_fields")
 

@@ -64,7 +64,7 @@ class MemberIdentity(GeneratedStruct):
 
 
 class LeaveGroupRequest(GeneratedStruct):
-    """The LeaveGroupRequest structure of LeaveGroupRequest."""
+    """Kafka's LeaveGroupRequest (request, apiKey 13), versions 0-5, flexible versions 4+."""
 
     __slots__ = ("group_id", "member_id", "members", "unknown_tagged_fields")
 

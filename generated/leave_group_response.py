@@ -68,7 +68,7 @@ class MemberResponse(GeneratedStruct):
 
 
 class LeaveGroupResponse(GeneratedStruct):
-    """The LeaveGroupResponse structure of LeaveGroupResponse."""
+    """Kafka's LeaveGroupResponse (response, apiKey 13), versions 0-5, flexible versions 4+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "members", "unknown_tagged_fields")
 

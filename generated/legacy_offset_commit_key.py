@@ -18,7 +18,8 @@ _pack_i = struct.Struct(">i").pack
 
 
 class LegacyOffsetCommitKey(GeneratedStruct):
-    """The LegacyOffsetCommitKey structure of LegacyOffsetCommitKey."""
+    """Kafka's LegacyOffsetCommitKey (coordinator-key, apiKey 0), versions 0, flexible versions
+    none."""
 
     __slots__ = ("group", "topic", "partition", "unknown_tagged_fields")
 

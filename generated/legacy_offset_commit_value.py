@@ -18,7 +18,8 @@ _pack_q = struct.Struct(">q").pack
 
 
 class LegacyOffsetCommitValue(GeneratedStruct):
-    """The LegacyOffsetCommitValue structure of LegacyOffsetCommitValue."""
+    """Kafka's LegacyOffsetCommitValue (coordinator-value, apiKey 0), versions 0, flexible versions
+    none."""
 
     __slots__ = ("offset", "metadata", "commit_timestamp", "unknown_tagged_fields")
 

@@ -120,7 +120,7 @@ class ListOffsetsTopic(GeneratedStruct):
 
 
 class ListOffsetsRequest(GeneratedStruct):
-    """The ListOffsetsRequest structure of ListOffsetsRequest."""
+    """Kafka's ListOffsetsRequest (request, apiKey 2), versions 1-11, flexible versions 6+."""
 
     __slots__ = ("replica_id", "isolation_level", "topics", "timeout_ms", "unknown_tagged_fields")
 

@@ -128,7 +128,7 @@ class ListOffsetsTopicResponse(GeneratedStruct):
 
 
 class ListOffsetsResponse(GeneratedStruct):
-    """The ListOffsetsResponse structure of ListOffsetsResponse."""
+    """Kafka's ListOffsetsResponse (response, apiKey 2), versions 1-11, flexible versions 6+."""
 
     __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
 

@@ -66,7 +66,7 @@ class MetadataRequestTopic(GeneratedStruct):
 
 
 class MetadataRequest(GeneratedStruct):
-    """The MetadataRequest structure of MetadataRequest."""
+    """Kafka's MetadataRequest (request, apiKey 3), versions 0-13, flexible versions 9+."""
 
     __slots__ = ("topics", "allow_auto_topic_creation", "include_cluster_authorized_operations", "include_topic_authorized_operations", "unknown_tagged_fields")
 

@@ -213,7 +213,7 @@ class MetadataResponseTopic(GeneratedStruct):
 
 
 class MetadataResponse(GeneratedStruct):
-    """The MetadataResponse structure of MetadataResponse."""
+    """Kafka's MetadataResponse (response, apiKey 3), versions 0-13, flexible versions 9+."""
 
     __slots__ = ("throttle_time_ms", "brokers", "cluster_id", "controller_id", "topics", "cluster_authorized_operations", "error_code", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class NoOpRecord(GeneratedStruct):
-    """The NoOpRecord structure of NoOpRecord."""
+    """Kafka's NoOpRecord (metadata, apiKey 20), versions 0, flexible versions 0+."""
 
     __slots__ = ("unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class OffsetCommitKey(GeneratedStruct):
-    """The OffsetCommitKey structure of OffsetCommitKey."""
+    """Kafka's OffsetCommitKey (coordinator-key, apiKey 1), versions 0, flexible versions none."""
 
     __slots__ = ("group", "topic", "partition", "unknown_tagged_fields")
 

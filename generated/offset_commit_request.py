@@ -131,7 +131,7 @@ class OffsetCommitRequestTopic(GeneratedStruct):
 
 
 class OffsetCommitRequest(GeneratedStruct):
-    """The OffsetCommitRequest structure of OffsetCommitRequest."""
+    """Kafka's OffsetCommitRequest (request, apiKey 8), versions 2-10, flexible versions 8+."""
 
     __slots__ = ("group_id", "generation_id_or_member_epoch", "member_id", "group_instance_id", "retention_time_ms", "topics", "unknown_tagged_fields")
 

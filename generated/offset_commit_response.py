@@ -114,7 +114,7 @@ class OffsetCommitResponseTopic(GeneratedStruct):
 
 
 class OffsetCommitResponse(GeneratedStruct):
-    """The OffsetCommitResponse structure of OffsetCommitResponse."""
+    """Kafka's OffsetCommitResponse (response, apiKey 8), versions 2-10, flexible versions 8+."""
 
     __slots__ = ("throttle_time_ms", "topics", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _pack_qi = struct.Struct(">qi").pack
 
 
 class OffsetCommitValue(GeneratedStruct):
-    """The OffsetCommitValue structure of OffsetCommitValue."""
+    """Kafka's OffsetCommitValue (coordinator-value, apiKey 1), versions 0-4, flexible versions 4+."""
 
     __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp", "unknown_tagged_fields")
 

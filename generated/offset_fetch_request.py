@@ -167,7 +167,7 @@ class OffsetFetchRequestGroup(GeneratedStruct):
 
 
 class OffsetFetchRequest(GeneratedStruct):
-    """The OffsetFetchRequest structure of OffsetFetchRequest."""
+    """Kafka's OffsetFetchRequest (request, apiKey 9), versions 1-10, flexible versions 6+."""
 
     __slots__ = ("group_id", "topics", "groups", "require_stable", "unknown_tagged_fields")
 

@@ -280,7 +280,7 @@ class OffsetFetchResponseGroup(GeneratedStruct):
 
 
 class OffsetFetchResponse(GeneratedStruct):
-    """The OffsetFetchResponse structure of OffsetFetchResponse."""
+    """Kafka's OffsetFetchResponse (response, apiKey 9), versions 1-10, flexible versions 6+."""
 
     __slots__ = ("throttle_time_ms", "topics", "error_code", "groups", "unknown_tagged_fields")
 

@@ -23,7 +23,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionChangeRecord(GeneratedStruct):
-    """The PartitionChangeRecord structure of PartitionChangeRecord."""
+    """Kafka's PartitionChangeRecord (metadata, apiKey 5), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("partition_id", "topic_id", "isr", "leader", "replicas", "removing_replicas", "adding_replicas", "leader_recovery_state", "directories", "eligible_leader_replicas", "last_known_elr", "unknown_tagged_fields")
 

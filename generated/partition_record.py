@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionRecord(GeneratedStruct):
-    """The PartitionRecord structure of PartitionRecord."""
+    """Kafka's PartitionRecord (metadata, apiKey 3), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("partition_id", "topic_id", "replicas", "isr", "removing_replicas", "adding_replicas", "leader", "leader_recovery_state", "leader_epoch", "partition_epoch", "directories", "eligible_leader_replicas", "last_known_elr", "unknown_tagged_fields")
 

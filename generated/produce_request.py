@@ -113,7 +113,7 @@ class TopicProduceData(GeneratedStruct):
 
 
 class ProduceRequest(GeneratedStruct):
-    """The ProduceRequest structure of ProduceRequest."""
+    """Kafka's ProduceRequest (request, apiKey 0), versions 3-13, flexible versions 9+."""
 
     __slots__ = ("transactional_id", "acks", "timeout_ms", "topic_data", "unknown_tagged_fields")
 

@@ -285,7 +285,7 @@ class NodeEndpoint(GeneratedStruct):
 
 
 class ProduceResponse(GeneratedStruct):
-    """The ProduceResponse structure of ProduceResponse."""
+    """Kafka's ProduceResponse (response, apiKey 0), versions 3-13, flexible versions 9+."""
 
     __slots__ = ("responses", "throttle_time_ms", "node_endpoints", "unknown_tagged_fields")
 

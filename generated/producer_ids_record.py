@@ -18,7 +18,7 @@ _pack_iqq = struct.Struct(">iqq").pack
 
 
 class ProducerIdsRecord(GeneratedStruct):
-    """The ProducerIdsRecord structure of ProducerIdsRecord."""
+    """Kafka's ProducerIdsRecord (metadata, apiKey 15), versions 0, flexible versions 0+."""
 
     __slots__ = ("broker_id", "broker_epoch", "next_producer_id", "unknown_tagged_fields")
 

@@ -62,7 +62,7 @@ class Voter(GeneratedStruct):
 
 
 class QuorumStateData(GeneratedStruct):
-    """The QuorumStateData structure of QuorumStateData."""
+    """Kafka's QuorumStateData (data), versions 0-1, flexible versions 0+."""
 
     __slots__ = ("cluster_id", "leader_id", "leader_epoch", "voted_id", "voted_directory_id", "applied_offset", "current_voters", "unknown_tagged_fields")
 

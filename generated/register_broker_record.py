@@ -132,7 +132,7 @@ class BrokerFeature(GeneratedStruct):
 
 
 class RegisterBrokerRecord(GeneratedStruct):
-    """The RegisterBrokerRecord structure of RegisterBrokerRecord."""
+    """Kafka's RegisterBrokerRecord (metadata, apiKey 0), versions 0-3, flexible versions 0+."""
 
     __slots__ = ("broker_id", "is_migrating_zk_broker", "incarnation_id", "broker_epoch", "end_points", "features", "rack", "fenced", "in_controlled_shutdown", "log_dirs", "unknown_tagged_fields")
 

@@ -126,7 +126,7 @@ class ControllerFeature(GeneratedStruct):
 
 
 class RegisterControllerRecord(GeneratedStruct):
-    """The RegisterControllerRecord structure of RegisterControllerRecord."""
+    """Kafka's RegisterControllerRecord (metadata, apiKey 27), versions 0, flexible versions 0+."""
 
     __slots__ = ("controller_id", "incarnation_id", "zk_migration_ready", "end_points", "features", "unknown_tagged_fields")
 

@@ -17,7 +17,8 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class RemoveAccessControlEntryRecord(GeneratedStruct):
-    """The RemoveAccessControlEntryRecord structure of RemoveAccessControlEntryRecord."""
+    """Kafka's RemoveAccessControlEntryRecord (metadata, apiKey 19), versions 0, flexible versions
+    0+."""
 
     __slots__ = ("id", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class RemoveDelegationTokenRecord(GeneratedStruct):
-    """The RemoveDelegationTokenRecord structure of RemoveDelegationTokenRecord."""
+    """Kafka's RemoveDelegationTokenRecord (metadata, apiKey 26), versions 0, flexible versions 0+."""
 
     __slots__ = ("token_id", "unknown_tagged_fields")
 

@@ -17,7 +17,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class RemoveTopicRecord(GeneratedStruct):
-    """The RemoveTopicRecord structure of RemoveTopicRecord."""
+    """Kafka's RemoveTopicRecord (metadata, apiKey 9), versions 0, flexible versions 0+."""
 
     __slots__ = ("topic_id", "unknown_tagged_fields")
 

@@ -18,7 +18,8 @@ _pack_b = struct.Struct(">b").pack
 
 
 class RemoveUserScramCredentialRecord(GeneratedStruct):
-    """The RemoveUserScramCredentialRecord structure of RemoveUserScramCredentialRecord."""
+    """Kafka's RemoveUserScramCredentialRecord (metadata, apiKey 22), versions 0, flexible versions
+    0+."""
 
     __slots__ = ("name", "mechanism", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_hhi = struct.Struct(">hhi").pack
 
 
 class RequestHeader(GeneratedStruct):
-    """The RequestHeader structure of RequestHeader."""
+    """Kafka's RequestHeader (header), versions 1-2, flexible versions 2+."""
 
     __slots__ = ("request_api_key", "request_api_version", "correlation_id", "client_id", "unknown_tagged_fields")
 

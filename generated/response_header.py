@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class ResponseHeader(GeneratedStruct):
-    """The ResponseHeader structure of ResponseHeader."""
+    """Kafka's ResponseHeader (header), versions 0-1, flexible versions 1+."""
 
     __slots__ = ("correlation_id", "unknown_tagged_fields")
 

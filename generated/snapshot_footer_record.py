@@ -18,7 +18,7 @@ _pack_h = struct.Struct(">h").pack
 
 
 class SnapshotFooterRecord(GeneratedStruct):
-    """The SnapshotFooterRecord structure of SnapshotFooterRecord."""
+    """Kafka's SnapshotFooterRecord (data), versions 0, flexible versions 0+."""
 
     __slots__ = ("version", "unknown_tagged_fields")
 

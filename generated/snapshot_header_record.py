@@ -18,7 +18,7 @@ _pack_hq = struct.Struct(">hq").pack
 
 
 class SnapshotHeaderRecord(GeneratedStruct):
-    """The SnapshotHeaderRecord structure of SnapshotHeaderRecord."""
+    """Kafka's SnapshotHeaderRecord (data), versions 0, flexible versions 0+."""
 
     __slots__ = ("version", "last_contained_log_timestamp", "unknown_tagged_fields")
 

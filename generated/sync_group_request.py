@@ -61,7 +61,7 @@ class SyncGroupRequestAssignment(GeneratedStruct):
 
 
 class SyncGroupRequest(GeneratedStruct):
-    """The SyncGroupRequest structure of SyncGroupRequest."""
+    """Kafka's SyncGroupRequest (request, apiKey 14), versions 0-5, flexible versions 4+."""
 
     __slots__ = ("group_id", "generation_id", "member_id", "group_instance_id", "protocol_type", "protocol_name", "assignments", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class SyncGroupResponse(GeneratedStruct):
-    """The SyncGroupResponse structure of SyncGroupResponse."""
+    """Kafka's SyncGroupResponse (response, apiKey 14), versions 0-5, flexible versions 4+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "protocol_type", "protocol_name", "assignment", "unknown_tagged_fields")
 

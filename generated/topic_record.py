@@ -17,7 +17,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class TopicRecord(GeneratedStruct):
-    """The TopicRecord structure of TopicRecord."""
+    """Kafka's TopicRecord (metadata, apiKey 2), versions 0, flexible versions 0+."""
 
     __slots__ = ("name", "topic_id", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupport
 
 
 class TransactionLogKey(GeneratedStruct):
-    """The TransactionLogKey structure of TransactionLogKey."""
+    """Kafka's TransactionLogKey (coordinator-key, apiKey 0), versions 0, flexible versions none."""
 
     __slots__ = ("transactional_id", "unknown_tagged_fields")
 

@@ -69,7 +69,8 @@ class PartitionsSchema(GeneratedStruct):
 
 
 class TransactionLogValue(GeneratedStruct):
-    """The TransactionLogValue structure of TransactionLogValue."""
+    """Kafka's TransactionLogValue (coordinator-value, apiKey 0), versions 0-1, flexible versions
+    1+."""
 
     __slots__ = ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "client_transaction_version", "unknown_tagged_fields")
 

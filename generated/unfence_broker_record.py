@@ -18,7 +18,7 @@ _pack_iq = struct.Struct(">iq").pack
 
 
 class UnfenceBrokerRecord(GeneratedStruct):
-    """The UnfenceBrokerRecord structure of UnfenceBrokerRecord."""
+    """Kafka's UnfenceBrokerRecord (metadata, apiKey 8), versions 0, flexible versions 0+."""
 
     __slots__ = ("id", "epoch", "unknown_tagged_fields")
 

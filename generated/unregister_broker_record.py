@@ -18,7 +18,7 @@ _pack_iq = struct.Struct(">iq").pack
 
 
 class UnregisterBrokerRecord(GeneratedStruct):
-    """The UnregisterBrokerRecord structure of UnregisterBrokerRecord."""
+    """Kafka's UnregisterBrokerRecord (metadata, apiKey 1), versions 0, flexible versions 0+."""
 
     __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
 

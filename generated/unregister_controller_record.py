@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class UnregisterControllerRecord(GeneratedStruct):
-    """The UnregisterControllerRecord structure of UnregisterControllerRecord."""
+    """Kafka's UnregisterControllerRecord (metadata, apiKey 29), versions 0, flexible versions 0+."""
 
     __slots__ = ("controller_id", "unknown_tagged_fields")
 

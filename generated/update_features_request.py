@@ -77,7 +77,7 @@ class FeatureUpdateKey(GeneratedStruct):
 
 
 class UpdateFeaturesRequest(GeneratedStruct):
-    """The UpdateFeaturesRequest structure of UpdateFeaturesRequest."""
+    """Kafka's UpdateFeaturesRequest (request, apiKey 57), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("timeout_ms", "feature_updates", "validate_only", "unknown_tagged_fields")
 

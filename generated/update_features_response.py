@@ -68,7 +68,7 @@ class UpdatableFeatureResult(GeneratedStruct):
 
 
 class UpdateFeaturesResponse(GeneratedStruct):
-    """The UpdateFeaturesResponse structure of UpdateFeaturesResponse."""
+    """Kafka's UpdateFeaturesResponse (response, apiKey 57), versions 0-2, flexible versions 0+."""
 
     __slots__ = ("throttle_time_ms", "error_code", "error_message", "results", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class UserScramCredentialRecord(GeneratedStruct):
-    """The UserScramCredentialRecord structure of UserScramCredentialRecord."""
+    """Kafka's UserScramCredentialRecord (metadata, apiKey 11), versions 0, flexible versions 0+."""
 
     __slots__ = ("name", "mechanism", "salt", "stored_key", "server_key", "iterations", "unknown_tagged_fields")
 

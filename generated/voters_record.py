@@ -169,7 +169,7 @@ class Voter(GeneratedStruct):
 
 
 class VotersRecord(GeneratedStruct):
-    """The VotersRecord structure of VotersRecord."""
+    """Kafka's VotersRecord (data), versions 0, flexible versions 0+."""
 
     __slots__ = ("version", "voters", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_b = struct.Struct(">b").pack
 
 
 class ZkMigrationStateRecord(GeneratedStruct):
-    """The ZkMigrationStateRecord structure of ZkMigrationStateRecord."""
+    """Kafka's ZkMigrationStateRecord (metadata, apiKey 21), versions 0, flexible versions 0+."""
 
     __slots__ = ("zk_migration_state", "unknown_tagged_fields")
 

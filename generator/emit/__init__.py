@@ -124,7 +124,12 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
             hints[s.name][f.name] = python_type(f, not f.nullable_versions.empty)
             ph, pd, ie = _param(f, uuid_names)
             param_hints[s.name][f.name], param_defaults[s.name][f.name], init_exprs[s.name][f.name] = ph, pd, ie
-        docs[s.name] = _doc(s.about, f"The {s.name} structure of {message.name}.")
+        if s is message.struct:
+            key = f", apiKey {message.api_key}" if message.api_key is not None else ""
+            docs[s.name] = _doc("", f"Kafka's {message.name} ({message.type}{key}), versions "
+                                    f"{message.valid_versions}, flexible versions {message.flexible_versions}.")
+        else:
+            docs[s.name] = _doc(s.about, f"The {s.name} structure of {message.name}.")
         present = [v for v, g in enumerate(sp.table) if g is not None]
         valid[s.name] = (present[0], present[-1]) if present else (1, 0)
 
