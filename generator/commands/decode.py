@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+from generator.commands import positive_int
+
 FORMATS = ("parquet", "json")
 
 
@@ -34,15 +36,8 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="keep only records of this message (e.g. PartitionRecord) as a typed column")
     p.add_argument("--decode-records", choices=("auto", "true", "false"), default="auto",
                    help="add record_type/record_version/record_json (default: for metadata and coordinator logs)")
-    p.add_argument("--split-mb", type=_positive, metavar="N", help="most megabytes one task reads (default 32)")
+    p.add_argument("--split-mb", type=positive_int, metavar="N", help="most megabytes one task reads (default 32)")
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
+from generator.commands import non_negative_int, positive_int
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, reproduce_command, summary_rows, write_report
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
@@ -25,12 +26,12 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "conversion does: lossless, lossy (fields named) or refused.",
         epilog="Exit status: 0 passed, 1 failures, 2 bad usage.")
     p.add_argument("--messages", nargs="+", metavar="NAME", help="messages to fuzz (default: all)")
-    p.add_argument("--cases", type=_positive, default=1000, help="cases per version (default 1000)")
+    p.add_argument("--cases", type=positive_int, default=1000, help="cases per version (default 1000)")
     p.add_argument("--seed", type=int, default=0, help="seed of the case stream (default 0)")
-    p.add_argument("--start", type=_non_negative, default=0, help="index of the first case (default 0)")
+    p.add_argument("--start", type=non_negative_int, default=0, help="index of the first case (default 0)")
     p.add_argument("--report", type=Path, metavar="DIR", help="write report.json, report.md and heatmaps here")
     p.add_argument("--package", default="generated", help="generated package to fuzz (default: generated)")
-    p.add_argument("--jobs", type=_positive, default=1, help="worker processes (default 1)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
     p.add_argument("--unknown-tags", action="store_true",
                    help="keep unknown tagged fields when converting between versions")
     p.add_argument("--spark", action="store_true",
@@ -44,20 +45,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--target", action="append", dest="targets", metavar="PATTERN",
                    help="with --bytes: only decoders whose name matches, e.g. 'message:Fetch*' or 'records'")
     p.set_defaults(func=run)
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return value
-
-
-def _non_negative(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must not be negative")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:
