@@ -190,18 +190,23 @@ def check_room(buf: bytes, pos: int, length: int, what: str) -> int:
     return end
 
 
-def read_count(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
-    """Read an array count; -1 means null. Refuse counts larger than the bytes left."""
+def _read_size_prefix(buf: bytes, pos: int, compact: bool, what: str) -> tuple[int, int]:
+    """A count or length: unsigned varint n+1 (compact) or int32 n; -1 means null.
+
+    Kafka reads any negative int32 as null, so every negative comes back as -1.
+    """
     if compact:
         n, new_pos = read_uvarint(buf, pos)
-        n -= 1
-    else:
-        if pos + 4 > len(buf):
-            raise DecodeError("truncated array length", offset=pos)
-        (n,) = _unpack_int32(buf, pos)
-        new_pos = pos + 4
-        if n < 0:  # Kafka reads any negative count as null
-            n = -1
+        return n - 1, new_pos
+    if pos + 4 > len(buf):
+        raise DecodeError(f"truncated {what}", offset=pos)
+    (n,) = _unpack_int32(buf, pos)
+    return (n if n >= 0 else -1), pos + 4
+
+
+def read_count(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
+    """Read an array count; -1 means null. Refuse counts larger than the bytes left."""
+    n, new_pos = _read_size_prefix(buf, pos, compact, "array length")
     if n > len(buf) - new_pos:
         raise DecodeError(f"array of {n} elements cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
     return n, new_pos
@@ -209,16 +214,7 @@ def read_count(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
 
 def read_length(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
     """The length of a bytes/records value (-1 for null), checked against the bytes left."""
-    if compact:
-        n, pos = read_uvarint(buf, pos)
-        n -= 1
-    else:
-        if pos + 4 > len(buf):
-            raise DecodeError("truncated bytes length", offset=pos)
-        (n,) = _unpack_int32(buf, pos)
-        pos += 4
-        if n < 0:
-            n = -1
+    n, pos = _read_size_prefix(buf, pos, compact, "bytes length")
     if n > len(buf) - pos:
         raise DecodeError(f"records of length {n} run past the end of the buffer "
                           f"({len(buf) - pos} bytes left)", offset=pos)
