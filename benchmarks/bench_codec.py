@@ -76,8 +76,8 @@ class Workload:
 @cache
 def compiled_package():
     """The mypyc build the tests use (tests/compiled_build.py), built on first use (minutes)."""
-    from generator.native_build import CompileUnavailable
-    from tests.compiled_build import CACHE, compiled_package as build
+    from kwire.generator.native_build import CompileUnavailable
+    from tests.generated.compiled_build import CACHE, compiled_package as build
 
     if not (CACHE.is_dir() and any(CACHE.iterdir())):
         print("building the mypyc-compiled subset of generated/ (a few minutes, once) ...", file=sys.stderr)
@@ -133,9 +133,9 @@ def kafka_python_codec(module: str, name: str, version: int, data: bytes) -> Cod
 
 @cache
 def reference_codec() -> tuple[object | None, str]:
-    """generator.reference_codec and '', or None and why it is not importable (it is written separately)."""
+    """kwire.generator.reference_codec and '', or None and why it is not importable (it is written separately)."""
     try:
-        return importlib.import_module("generator.reference_codec"), ""
+        return importlib.import_module("kwire.generator.reference_codec"), ""
     except Exception as exc:  # any failure to import means "skip construct", with the reason
         return None, f"{type(exc).__name__}: {exc}"
 
@@ -143,12 +143,12 @@ def reference_codec() -> tuple[object | None, str]:
 def require_reference_codec():
     ref, error = reference_codec()
     if ref is None:
-        raise ImportError(f"generator.reference_codec is not importable ({error})")
+        raise ImportError(f"kwire.generator.reference_codec is not importable ({error})")
     return ref
 
 
 def load_definition(name: str):
-    from generator.loader import load_file
+    from kwire.generator.loader import load_file
 
     return load_file(MESSAGE_DEFS / f"{name}.json")
 
@@ -184,7 +184,7 @@ def message_codecs(spec: MessageSpec, data: bytes) -> dict[str, Callable[[], Cod
 # --- workloads -------------------------------------------------------------------------------
 
 def api_versions_workload():
-    from generated.api_versions_response import (
+    from kwire.generated.api_versions_response import (
         ApiVersion, ApiVersionsResponse, FinalizedFeatureKey, SupportedFeatureKey)
 
     # Before v4 a broker leaves out features whose minimum is 0, so every minimum here is >= 1.
@@ -204,7 +204,7 @@ def api_versions_workload():
 
 
 def metadata_workload():
-    from generated.metadata_response import (
+    from kwire.generated.metadata_response import (
         MetadataResponse, MetadataResponseBroker, MetadataResponsePartition, MetadataResponseTopic)
 
     brokers = 5
@@ -244,7 +244,7 @@ def record_batch(base_offset: int, count: int) -> bytes:
 
 
 def fetch_workload():
-    from generated.fetch_response import FetchableTopicResponse, FetchResponse, PartitionData
+    from kwire.generated.fetch_response import FetchableTopicResponse, FetchResponse, PartitionData
 
     def partition(p: int) -> PartitionData:
         base = 1000 * p
@@ -288,17 +288,17 @@ def read_frame_header(value: bytes) -> tuple[int, int, int]:
 
 
 def metadata_record_classes() -> dict[int, type]:
-    import generated
+    from kwire import generated
 
     return {cls.API_KEY: cls for cls in generated.MESSAGES.values() if cls.MESSAGE_TYPE == "metadata"}
 
 
 def metadata_stream_records() -> list[tuple[object, int]]:
     """(record, version) pairs shaped like a small cluster's snapshot, as Kafka 3.9 writes them."""
-    from generated.feature_level_record import FeatureLevelRecord
-    from generated.partition_record import PartitionRecord
-    from generated.register_broker_record import BrokerEndpoint, BrokerFeature, RegisterBrokerRecord
-    from generated.topic_record import TopicRecord
+    from kwire.generated.feature_level_record import FeatureLevelRecord
+    from kwire.generated.partition_record import PartitionRecord
+    from kwire.generated.register_broker_record import BrokerEndpoint, BrokerFeature, RegisterBrokerRecord
+    from kwire.generated.topic_record import TopicRecord
 
     brokers = 3
     log_dirs = [uuid.UUID(int=0xA11CE + b) for b in range(brokers)]
@@ -682,10 +682,10 @@ def main(argv: list[str] | None = None) -> int:
     target = args.target or (0.04 if args.quick else 0.25)
 
     if reference_codec()[0] is None:
-        print(f"note: construct reference skipped: generator.reference_codec is not importable "
+        print(f"note: construct reference skipped: kwire.generator.reference_codec is not importable "
               f"({reference_codec()[1]})")
     selected = args.workload or list(WORKLOAD_BUILDERS)
-    import generated.api_versions_response as probe
+    import kwire.generated.api_versions_response as probe
     if not (probe.__file__ or "").endswith(".py"):
         print("note: generated/ itself is compiled (make compile): the 'kwire' column is not pure Python; "
               "`make clean` or `kwire generate` after a change removes the extensions")

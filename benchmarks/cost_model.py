@@ -82,10 +82,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--compiled", action="store_true", help="measure the mypyc build")
     args = parser.parse_args()
-    package, root = "generated", str(REPO)
+    package, root = "kwire.generated", str(REPO)
     if args.compiled:
         sys.path.insert(0, str(REPO))
-        from tests.compiled_build import compiled_package
+        from tests.generated.compiled_build import compiled_package
 
         compiled = compiled_package()
         package, root = compiled.__name__, str(Path(compiled.__file__).parents[1])

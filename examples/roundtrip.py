@@ -12,8 +12,8 @@ import argparse
 import sys
 import time
 
-from kwire.client import KafkaClient
-from kwire.errors import KwireError
+from kwire.network.client import KafkaClient
+from kwire.wire.errors import KwireError
 from kwire.records import Codec, RecordBatchBuilder
 from kwire.records.record import Record
 

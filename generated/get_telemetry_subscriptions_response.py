@@ -8,9 +8,9 @@ from __future__ import annotations
 import struct
 from uuid import UUID
 
-from kwire import wire as _w
-from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
+from kwire.wire import primitives as _w
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from

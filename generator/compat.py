@@ -7,8 +7,8 @@ deployed (the other side of a request/response). Fields match by name within the
 structs are followed through every struct and struct-array field, inline or common, so a change
 deep inside ``Topics[].Partitions[]`` is found with its full path.
 
-Everything here is a pure function of two :class:`~generator.model.Message` objects; reading
-files and printing belong to ``generator.commands.check_compat``.
+Everything here is a pure function of two :class:`~kwire.generator.model.Message` objects; reading
+files and printing belong to ``kwire.cli.commands.check_compat``.
 """
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kwire.errors import SchemaError
+from kwire.wire.errors import SchemaError
 
 
 @dataclass(frozen=True)

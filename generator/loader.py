@@ -6,6 +6,7 @@ unique metadata apiKeys, unique names).
 """
 from __future__ import annotations
 
+import importlib.util
 import json
 from collections.abc import Iterable
 from functools import lru_cache
@@ -23,7 +24,7 @@ from .model import Message
 
 @lru_cache(maxsize=1)
 def _schema() -> dict[str, Any]:
-    return json.loads(resources.files("generator").joinpath("definition_schema.json").read_text())
+    return json.loads(resources.files("kwire.generator").joinpath("definition_schema.json").read_text())
 
 
 @lru_cache(maxsize=1)
@@ -142,10 +143,24 @@ def load_file(path: str | Path) -> Message:
     return load_text(text, str(path))
 
 
+# Names kwire's own definitions wherever a definitions path is asked for (``--defs kwire:builtin``).
+BUILTIN_DEFINITIONS = "kwire:builtin"
+
+
+def builtin_definitions_dir() -> Path:
+    """The folder of the definitions kwire ships (``message_defs/``, installed as ``kwire.message_defs``)."""
+    spec = importlib.util.find_spec("kwire.message_defs")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("this kwire installation has no built-in definitions (kwire.message_defs)")
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
 def definition_files(paths: Iterable[str | Path]) -> list[Path]:
     """Expand directories to their ``*.json`` files (sorted); keep files as given."""
     files: list[Path] = []
     for p in map(Path, paths):
+        if str(p) == BUILTIN_DEFINITIONS:
+            p = builtin_definitions_dir()
         files.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
     return files
 

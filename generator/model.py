@@ -1,6 +1,6 @@
 """The typed, immutable model of message definitions that the emitter and checkers query.
 
-Built by :mod:`generator.builder` from validated JSON; nothing here parses text. Version
+Built by :mod:`kwire.generator.builder` from validated JSON; nothing here parses text. Version
 questions ("is this field present at v?", "is v flexible?") are answered here so that the
 emitter never re-derives them.
 """

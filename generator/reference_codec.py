@@ -19,14 +19,14 @@ from typing import Any
 
 import construct as c
 
-from kwire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from kwire.wire.primitives import MAX_STRING_BYTES
 
 from .model import Field, Message, Struct
 
 UNKNOWN_TAGGED = "_unknown_tagged_fields"
 
 # Kafka refuses strings longer than this in either encoding.
-MAX_STRING_BYTES = 0x7FFF
 # Unsigned varints carry a 32-bit value in at most 5 bytes.
 MAX_UVARINT_BYTES = 5
 MAX_UVARINT = 0xFFFFFFFF

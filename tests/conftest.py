@@ -1,15 +1,19 @@
-"""Shared fixtures: paths, and codecs generated from kafka-python's shipped definitions."""
+"""Shared fixtures: codecs generated from kafka-python's shipped definitions, one Spark session,
+the compiled build. Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[1]
-SHARED = REPO.parent / "shared"
-MESSAGE_DEFS = REPO / "message_defs"
+from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
+from tests.paths import DATA
+
+# The hostile-input fuzzer mutates real frames, batches and logs: the suite's own test data.
+os.environ[CORPUS_VARIABLE] = str(DATA)
 
 
 def kafka_python_definitions() -> Path:
@@ -22,8 +26,8 @@ def kafka_python_definitions() -> Path:
 @pytest.fixture(scope="session")
 def kp_generated(tmp_path_factory: pytest.TempPathFactory):
     """A package generated (by kwire) from kafka-python's definitions, imported as ``kpgen``."""
-    from generator.emit import render_all, write_package
-    from generator.loader import load_definitions
+    from kwire.generator.emit import render_all, write_package
+    from kwire.generator.loader import load_definitions
 
     root = tmp_path_factory.mktemp("kpgen")
     write_package(render_all(load_definitions([kafka_python_definitions()])), root / "kpgen")
@@ -49,8 +53,8 @@ def spark():
 @pytest.fixture(scope="session")
 def compiled_generated():
     """message_defs' codecs with a representative subset compiled by mypyc (package ``kwcompiled``)."""
-    from generator.native_build import CompileUnavailable
-    from tests.compiled_build import compiled_package
+    from kwire.generator.native_build import CompileUnavailable
+    from tests.generated.compiled_build import compiled_package
 
     try:
         return compiled_package()

@@ -8,15 +8,15 @@ from pathlib import Path
 
 import jinja2
 
-from kwire import struct_base
-from kwire.wire import SMALL_ARRAY
+from kwire.wire import struct_base
+from kwire.wire.primitives import SMALL_ARRAY
 
 from ..model import Field, Message, snake_case
 from ..versions import Versions
 from .plan import MessagePlan, StructPlan, default_literal, non_default_check, python_type
 
 _ENV = jinja2.Environment(
-    loader=jinja2.PackageLoader("generator", "templates"),
+    loader=jinja2.PackageLoader("kwire.generator", "templates"),
     undefined=jinja2.StrictUndefined,
     keep_trailing_newline=True,
     autoescape=False,
@@ -162,7 +162,7 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
         info_defaults=info_defaults,
         vrange=_vrange,
         native=native,
-        rt="" if native else "_w.",  # where the hot readers come from: _base (compiled) or kwire.wire
+        rt="" if native else "_w.",  # where the hot readers come from: _base (compiled) or kwire.wire.primitives
     )
 
 
@@ -181,6 +181,7 @@ def render_all(messages: Iterable[Message], *, native: bool = False) -> dict[str
     messages = list(messages)
     files = {f"{module_name(m)}.py": render_message(m, native=native) for m in messages}
     files["__init__.py"] = render_package_init(messages)
+    files["py.typed"] = ""  # PEP 561: the generated classes' annotations are for the user's type checker
     if native:
         files[NATIVE_BASE] = Path(struct_base.__file__).read_text()
     return files

@@ -14,7 +14,7 @@ from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
-# Fixed-width types that compiled builds read with kwire.struct_base's integer readers (float64
+# Fixed-width types that compiled builds read with kwire.wire.struct_base's integer readers (float64
 # keeps struct: compiled arithmetic has no cheaper way to build a double).
 NATIVE_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
                   "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..message import GeneratedStruct
+from kwire.wire.errors import join_path
+from kwire.wire.message import GeneratedStruct
 
 UNKNOWN_TAGS = "(unknown tags)"
-
-
-def join(prefix: str, name: str) -> str:
-    return f"{prefix}.{name}" if prefix else name
 
 
 def differences(a: GeneratedStruct, b: GeneratedStruct) -> list[str]:
@@ -27,7 +24,7 @@ def differences(a: GeneratedStruct, b: GeneratedStruct) -> list[str]:
 def _struct(a: GeneratedStruct, b: GeneratedStruct, prefix: str, found: set[str]) -> None:
     for info in type(a).FIELDS:
         left, right = getattr(a, info.attr), getattr(b, info.attr)
-        path = join(prefix, info.attr)
+        path = join_path(prefix, info.attr)
         if info.struct is not None and left is not None and right is not None:
             if info.element_type is None:
                 _struct(left, right, path, found)
@@ -39,7 +36,7 @@ def _struct(a: GeneratedStruct, b: GeneratedStruct, prefix: str, found: set[str]
         if not _same(left, right):
             found.add(path)
     if a.unknown_tagged_fields != b.unknown_tagged_fields:
-        found.add(join(prefix, UNKNOWN_TAGS))
+        found.add(join_path(prefix, UNKNOWN_TAGS))
 
 
 def _same(left: Any, right: Any) -> bool:

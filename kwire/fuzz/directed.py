@@ -15,7 +15,7 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ..message import GeneratedStruct, KeyedList
+from kwire.wire.message import GeneratedStruct, KeyedList
 from .diff import UNKNOWN_TAGS
 from .matrix import convert
 from .properties import check_round_trip

@@ -26,8 +26,8 @@ import importlib
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..errors import KwireError
-from ..message import GeneratedStruct
+from kwire.wire.errors import KwireError
+from kwire.wire.message import GeneratedStruct
 from .diff import differences
 from .properties import check_round_trip
 from .values import case_instance
@@ -37,13 +37,13 @@ FAILURES_KEPT = 5
 OUTCOMES = ("lossless", "lossy", "refused", "failed")
 
 
-def load_messages(package: str = "generated") -> dict[str, type[GeneratedStruct]]:
+def load_messages(package: str = "kwire.generated") -> dict[str, type[GeneratedStruct]]:
     """``MESSAGES`` of a generated package (any package kwire generated works)."""
     return dict(importlib.import_module(package).MESSAGES)
 
 
 def run_cases(message_name: str, from_version: int, to_version: int, seed: int, start: int, count: int,
-              *, package: str = "generated", unknown_tags: bool = False) -> dict[str, Any]:
+              *, package: str = "kwire.generated", unknown_tags: bool = False) -> dict[str, Any]:
     """Cases ``start`` .. ``start + count - 1`` of one (from, to) cell."""
     cls = load_messages(package)[message_name]
     return run_row(cls, from_version, [to_version], seed, start, count, unknown_tags=unknown_tags)[0]

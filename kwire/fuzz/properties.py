@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import traceback
 
-from ..message import GeneratedStruct
+from kwire.wire.message import GeneratedStruct
 from .diff import differences
 
 

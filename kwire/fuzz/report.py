@@ -17,7 +17,7 @@ SHORT = {"lossless": "lossless", "lossy": "lossy", "refused": "refused", "failed
 
 
 def reproduce_command(result: dict[str, Any], message: str, index: int) -> str:
-    extra = f" --package {result['package']}" if result["package"] != "generated" else ""
+    extra = f" --package {result['package']}" if result["package"] != "kwire.generated" else ""
     extra += " --unknown-tags" if result["unknown_tags"] else ""
     return f"kwire fuzz --messages {message} --seed {result['seed']} --start {index} --cases 1{extra}"
 

@@ -19,9 +19,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..message import FieldInfo, GeneratedStruct
-from .diff import UNKNOWN_TAGS, join
-from .values import is_flexible
+from kwire.wire.message import FieldInfo, GeneratedStruct
+from kwire.wire.errors import join_path
+
+from .diff import UNKNOWN_TAGS
+from kwire.wire.message import is_flexible
 
 # Why a field makes a conversion refuse.
 ABSENT = "no such field at the target version and not ignorable"
@@ -57,9 +59,9 @@ def classify(cls: type[GeneratedStruct], from_version: int, to_version: int,
 
     def walk(struct_cls: type[GeneratedStruct], prefix: str) -> None:
         if tags_refuse:
-            refusing.append((join(prefix, UNKNOWN_TAGS), TAGS))
+            refusing.append((join_path(prefix, UNKNOWN_TAGS), TAGS))
         for info in struct_cls.FIELDS:
-            path = join(prefix, info.attr)
+            path = join_path(prefix, info.attr)
             if not info.present(from_version):
                 if info.default is None and info.present(to_version) and not info.nullable_in(to_version):
                     refusing.append((path, NULL_DEFAULT))

@@ -12,8 +12,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ..message import FieldInfo, GeneratedStruct, KeyedList
-from .values import BOUNDARY_LENGTHS, INT_RANGES, MAX_STRING_BYTES, MAX_TAG, is_flexible
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList
+from kwire.wire.message import is_flexible
+from kwire.wire.primitives import INT_RANGES, MAX_STRING_BYTES
+
+from .values import BOUNDARY_LENGTHS, MAX_TAG
 
 MAX_ITEMS = 3
 _KEEP = object()  # marks "leave the field at its default"

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
-from ..message import GeneratedStruct
+from kwire.wire.message import GeneratedStruct
 from .directed import demonstrate, neutralize
 from .matrix import convert, load_messages, merge, outcome_of, run_row, strip_unknown_tags
 from .static import StaticCell, classify, explains
@@ -53,7 +53,7 @@ def run_unit(unit: tuple) -> list[dict[str, Any]]:
     return run_row(cls, version, versions_of(cls), seed, start, count, unknown_tags=unknown_tags)
 
 
-def sweep(messages: Sequence[str], *, package: str = "generated", seed: int = 0, start: int = 0,
+def sweep(messages: Sequence[str], *, package: str = "kwire.generated", seed: int = 0, start: int = 0,
           cases: int = 1000, unknown_tags: bool = False, jobs: int = 1,
           progress: Progress | None = None, map_units: MapUnits | None = None) -> dict[str, Any]:
     """Run and check every cell; the JSON-able result is what the reports are made from.

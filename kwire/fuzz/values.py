@@ -17,14 +17,10 @@ import struct
 import uuid
 from typing import Any
 
-from ..message import FieldInfo, GeneratedStruct, KeyedList
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, is_flexible
+from kwire.wire.primitives import INT32_MAX, INT_RANGES, MAX_STRING_BYTES
 
-INT_RANGES = {
-    "int8": (-(2**7), 2**7 - 1), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
-    "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1), "int64": (-(2**63), 2**63 - 1),
-}
-MAX_STRING_BYTES = 0x7FFF
-MAX_TAG = 2**31 - 1  # Kafka reads tags into a Java int
+MAX_TAG = INT32_MAX  # Kafka reads tags into a Java int
 
 # Byte lengths where a length prefix changes width (compact: len+1 crosses 0x80, 0x4000).
 BOUNDARY_LENGTHS = (126, 127, 128, 255, 256, 16382, 16383, 16384)
@@ -52,11 +48,6 @@ def case_instance(cls: type[GeneratedStruct], version: int, seed: int, index: in
     """Case ``index`` of the stream ``seed`` for message class ``cls`` at ``version``."""
     return random_instance(cls, version, case_random(seed, cls.NAME, version, index),
                            unknown_tags=unknown_tags)
-
-
-def is_flexible(message_cls: type[GeneratedStruct], version: int) -> bool:
-    lowest = getattr(message_cls, "FLEXIBLE_VERSIONS", None)
-    return lowest is not None and version >= lowest
 
 
 def random_instance(cls: type[GeneratedStruct], version: int, rng: random.Random,

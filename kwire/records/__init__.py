@@ -18,10 +18,10 @@ Writing::
     builder.append(timestamp_ms, b"key", b"value", [("header", b"v")])
     wire = builder.build()
 
-Bad input raises only :mod:`kwire.errors` exceptions: :class:`~kwire.errors.CorruptRecordError` for
+Bad input raises only :mod:`kwire.wire.errors` exceptions: :class:`~kwire.wire.errors.CorruptRecordError` for
 a wrong CRC (naming the batch's base offset) or broken framing,
-:class:`~kwire.errors.DecompressionLimitError` when decompressed data would exceed
-``max_decompressed_size``, and :class:`~kwire.errors.DecodeError` for anything truncated,
+:class:`~kwire.wire.errors.DecompressionLimitError` when decompressed data would exceed
+``max_decompressed_size``, and :class:`~kwire.wire.errors.DecodeError` for anything truncated,
 over-long or negative.
 
 Modules: :mod:`.compression` (codecs and the size cap), :mod:`.record` (Record),

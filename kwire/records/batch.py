@@ -23,7 +23,7 @@ import struct
 
 from crc32c import crc32c
 
-from kwire.errors import CorruptRecordError, DecodeError
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.compression import (
     CODEC_MASK,
     DEFAULT_MAX_DECOMPRESSED_SIZE,

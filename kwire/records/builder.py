@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 from crc32c import crc32c
 
-from kwire.errors import EncodeError
+from kwire.wire.errors import EncodeError
 from kwire.records.batch import (
     CONTROL_FLAG,
     DELETE_HORIZON_FLAG,

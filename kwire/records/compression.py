@@ -29,7 +29,7 @@ import cramjam
 import lz4.frame
 import zstandard
 
-from kwire.errors import DecodeError, DecompressionLimitError, EncodeError
+from kwire.wire.errors import DecodeError, DecompressionLimitError, EncodeError
 
 #: Default cap on the decompressed size of one batch (or legacy wrapper message).
 DEFAULT_MAX_DECOMPRESSED_SIZE = 64 * 1024 * 1024

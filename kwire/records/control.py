@@ -15,16 +15,19 @@ type  name               value
 ====  =================  ==================================================================
 
 The KRaft bodies (types 2-6) begin with their own int16 ``Version`` field and are decoded by the
-generated message classes, imported only when needed. Like Kafka, a key or marker version above
+generated message classes, which the caller passes in (``messages=kwire.generated.MESSAGES``): the
+generated package sits above this one (its ``records`` fields use :mod:`kwire.records.reader`), so
+this module does not import it. Like Kafka, a key or marker version above
 0 is read as version 0 (later versions only append fields); negative versions are corrupt.
 """
 from __future__ import annotations
 
 import struct
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntEnum
 
-from kwire.errors import CorruptRecordError, DecodeError, EncodeError
+from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError, KwireError
 from kwire.records.batch import RecordBatch
 from kwire.records.builder import RecordBatchBuilder
 from kwire.records.record import Record
@@ -113,12 +116,14 @@ def encode_end_transaction_marker(coordinator_epoch: int, version: int = 0) -> b
         raise EncodeError(f"end-transaction marker out of range: {exc}", path="value") from None
 
 
-def decode_control_value(record_type: ControlRecordType | int, value: bytes | None):
+def decode_control_value(record_type: ControlRecordType | int, value: bytes | None,
+                         messages: Mapping[str, type] | None = None):
     """Decode a control record value by its type.
 
-    ABORT/COMMIT give an :class:`EndTransactionMarker`; types 2-6 give an instance of the
-    generated class named in :data:`KRAFT_CONTROL_MESSAGES` (the value is that message's body at
-    version 0). Unknown types raise DecodeError.
+    ABORT/COMMIT give an :class:`EndTransactionMarker`; types 2-6 give an instance of the class
+    that ``messages`` (name -> generated class, e.g. ``kwire.generated.MESSAGES``) holds under the
+    name in :data:`KRAFT_CONTROL_MESSAGES` (the value is that message's body at version 0).
+    Unknown types raise DecodeError.
     """
     if record_type in (ControlRecordType.ABORT, ControlRecordType.COMMIT):
         return decode_end_transaction_marker(record_type, value)
@@ -127,24 +132,26 @@ def decode_control_value(record_type: ControlRecordType | int, value: bytes | No
         raise DecodeError(f"unknown control record type {record_type}")
     if value is None:
         raise CorruptRecordError(f"{name} control record has a null value")
-    from generated import MESSAGES  # generated at build time; imported only for KRaft control types
+    if messages is None or name not in messages:
+        raise KwireError(f"decoding a {name} control record needs its generated class: "
+                         f"pass messages=kwire.generated.MESSAGES")
+    return messages[name].decode(value, 0)
 
-    return MESSAGES[name].decode(value, 0)
 
-
-def decode_control_record(record: Record) -> tuple[ControlKey, object]:
-    """The key and decoded value of one record of a control batch."""
+def decode_control_record(record: Record, messages: Mapping[str, type] | None = None) -> tuple[ControlKey, object]:
+    """The key and decoded value of one record of a control batch (``messages``: as for
+    :func:`decode_control_value`, needed for the KRaft types)."""
     key = decode_control_key(record.key)
-    return key, decode_control_value(key.type, record.value)
+    return key, decode_control_value(key.type, record.value, messages)
 
 
-def control_records(batch: RecordBatch) -> list[tuple[ControlKey, object]]:
-    """Every record of a control batch, decoded."""
+def control_records(batch: RecordBatch, messages: Mapping[str, type] | None = None) -> list[tuple[ControlKey, object]]:
+    """Every record of a control batch, decoded (``messages``: as for :func:`decode_control_value`)."""
     if not batch.is_control:
         raise DecodeError(
             f"batch at base offset {batch.base_offset} is not a control batch", offset=batch.position
         )
-    return [decode_control_record(record) for record in batch.records]
+    return [decode_control_record(record, messages) for record in batch.records]
 
 
 def build_end_transaction_batch(

@@ -25,7 +25,7 @@ from __future__ import annotations
 import struct
 import zlib
 
-from kwire.errors import CorruptRecordError, DecodeError
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.batch import check_region
 from kwire.records.compression import (
     CODEC_MASK,

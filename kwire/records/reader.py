@@ -17,7 +17,7 @@ import os
 import struct
 from collections.abc import Iterator
 
-from kwire.errors import CorruptRecordError, DecodeError
+from kwire.wire.errors import CorruptRecordError, DecodeError
 from kwire.records.batch import MAGIC, RecordBatch, check_region, decode_batch
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0, LegacyBatch, decode_legacy_message

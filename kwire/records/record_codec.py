@@ -12,7 +12,7 @@ a ``bytes`` object, and checks every length against the end of its record before
 """
 from __future__ import annotations
 
-from kwire.errors import CorruptRecordError, DecodeError, EncodeError
+from kwire.wire.errors import CorruptRecordError, DecodeError, EncodeError
 from kwire.records.record import Record
 from kwire.records.varint import (
     INT32_MAX,

@@ -7,10 +7,8 @@ out-of-range checks.
 """
 from __future__ import annotations
 
-from kwire.errors import DecodeError
-
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+from kwire.wire.errors import DecodeError
+from kwire.wire.primitives import INT32_MAX, INT32_MIN, INT64_MAX, INT64_MIN  # noqa: F401  (used by the record codec)
 
 VARINT_MAX_BYTES = 5
 VARLONG_MAX_BYTES = 10

@@ -4,7 +4,7 @@ This is the work a Spark task does, and also all of what the single-process read
 give the same rows by construction; Spark only decides which process reads which piece.
 
 Batches are read with the CRC check off so that a damaged batch still shows, with
-``crc_valid = false``; anything that cannot be decoded at all raises a :class:`kwire.errors.KwireError`
+``crc_valid = false``; anything that cannot be decoded at all raises a :class:`kwire.wire.errors.KwireError`
 naming the file and the byte offset in it.
 """
 from __future__ import annotations
@@ -17,7 +17,7 @@ from operator import attrgetter
 import numpy as np
 import pyarrow as pa
 
-from kwire.errors import DecodeError, KwireError
+from kwire.wire.errors import DecodeError, KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
 from kwire.records.reader import BatchReader
 from kwire.records.record import TimestampType
@@ -49,7 +49,7 @@ class ReadOptions:
     batch_rows: int = DEFAULT_BATCH_ROWS
     decoded: bool = False
     record_type: str | None = None
-    package: str = "generated"
+    package: str = "kwire.generated"
     skip_undecodable: bool = False
 
     def typed(self) -> TypedRecord | None:

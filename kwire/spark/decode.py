@@ -10,12 +10,12 @@ from collections.abc import Iterator
 
 import pyarrow as pa
 
-from kwire.errors import KwireError
-from kwire.message import GeneratedStruct
+from kwire.wire.errors import KwireError
+from kwire.wire.message import GeneratedStruct
 from kwire.spark import schemas
 
 
-def resolve_message(message: str | type[GeneratedStruct], package: str = "generated") -> type[GeneratedStruct]:
+def resolve_message(message: str | type[GeneratedStruct], package: str = "kwire.generated") -> type[GeneratedStruct]:
     """A generated class from its name in ``package`` (or the class itself)."""
     if isinstance(message, type):
         return message
@@ -48,7 +48,7 @@ def decode_column(
     """
     if on_error not in ("raise", "null"):
         raise KwireError(f"on_error must be 'raise' or 'null', not {on_error!r}")
-    cls = resolve_message(message, package or "generated")
+    cls = resolve_message(message, package or "kwire.generated")
     schemas._layout(cls, version)  # fail here, not in a task, on a bad version
     # Tasks import the class by name, so a cluster needs nothing pickled but two strings.
     module, name = cls.__module__, cls.__name__

@@ -2,9 +2,9 @@
 
 - control records (any file): transaction markers and the KRaft control messages
   (:mod:`kwire.records.control`);
-- KRaft metadata logs and snapshots: the framed metadata records (:mod:`kwire.metadata_log`,
+- KRaft metadata logs and snapshots: the framed metadata records (:mod:`kwire.logs.metadata_log`,
   imported when first needed);
-- ``__consumer_offsets`` / ``__transaction_state``: key and value (:mod:`kwire.coordinator_log`);
+- ``__consumer_offsets`` / ``__transaction_state``: key and value (:mod:`kwire.logs.coordinator_log`);
 - ordinary partitions hold user data and are not decoded.
 
 Each decoded record is a :class:`DecodedRecord`: a type name, a version, the message, and for
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kwire.message import GeneratedStruct
+from kwire.wire.message import GeneratedStruct
 from kwire.records.control import (
     KRAFT_CONTROL_MESSAGES,
     ControlRecordType,
@@ -81,11 +81,13 @@ def decode_control(record: Record) -> DecodedRecord:
     if name is None:  # a control type from a newer Kafka
         unknown = {"controlType": int(key.type), "value": _b64(record.value), "unknown": "unknown control record type"}
         return DecodedRecord(f"CONTROL_TYPE_{int(key.type)}", None, unknown)
-    return DecodedRecord(name, 0, decode_control_value(key.type, record.value))
+    from kwire.generated import MESSAGES
+
+    return DecodedRecord(name, 0, decode_control_value(key.type, record.value, MESSAGES))
 
 
 def metadata_decoder() -> RecordDecoder:
-    from kwire.metadata_log import MetadataRecord, decode_metadata_value
+    from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value
 
     def decode(record: Record) -> DecodedRecord:
         decoded = decode_metadata_value(record.value)
@@ -98,7 +100,7 @@ def metadata_decoder() -> RecordDecoder:
 
 
 def coordinator_decoder(topic: str) -> RecordDecoder:
-    from kwire.coordinator_log import CoordinatorRecord, coordinator_log_type, decode_coordinator_record
+    from kwire.logs.coordinator_log import CoordinatorRecord, coordinator_log_type, decode_coordinator_record
 
     log_type = coordinator_log_type(topic)
 

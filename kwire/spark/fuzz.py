@@ -85,7 +85,7 @@ def run_spark_sweep(messages: Sequence[str], *, master: str | None = None, show_
     from kwire.spark.session import SHIPPED_PACKAGES, build_session, ship_packages
 
     spark = build_session(master, app_name="kwire fuzz")
-    package = options.get("package", "generated")
+    package = options.get("package", "kwire.generated")
     if package not in SHIPPED_PACKAGES:  # another generated package: the tasks import it too
         ship_packages(spark, [package])
     if not show_progress:

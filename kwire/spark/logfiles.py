@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from kwire.errors import KwireError
+from kwire.wire.errors import KwireError
 
 
 class Kind(str, Enum):

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from kwire.errors import KwireError
+from kwire.wire.errors import KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
 from kwire.spark import logfiles, splits
 from kwire.spark.arrow_records import DEFAULT_BATCH_ROWS, ReadOptions
@@ -40,7 +40,7 @@ class ScanOptions:
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE
     decode_records: str = "auto"
     record_type: str | None = None
-    package: str = "generated"
+    package: str = "kwire.generated"
     skip_undecodable: bool = False
     batch_rows: int = DEFAULT_BATCH_ROWS
 
@@ -60,7 +60,7 @@ class ScanOptions:
             max_decompressed_size=_positive(given, "maxdecompressedbytes", DEFAULT_MAX_DECOMPRESSED_SIZE),
             decode_records=decode,
             record_type=given.get("recordtype") or None,
-            package=str(given.get("package", "generated")),
+            package=str(given.get("package", "kwire.generated")),
             skip_undecodable=_boolean(given, "skipundecodable"),
             batch_rows=_positive(given, "batchrows", DEFAULT_BATCH_ROWS),
         )

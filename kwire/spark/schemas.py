@@ -1,6 +1,6 @@
 """Arrow and Spark schemas: the record rows of the data source, and every generated message.
 
-Message schemas are built from the generated classes' ``FIELDS`` (:class:`kwire.message.FieldInfo`)
+Message schemas are built from the generated classes' ``FIELDS`` (:class:`kwire.wire.message.FieldInfo`)
 at one version, or over all versions at once (a *union* layout, for a column whose rows carry
 different versions of one message: every field any version has, all nullable, absent fields
 null). Column names are the Python attribute names. Kafka types map to what Spark can hold:
@@ -36,8 +36,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from kwire.jsonform import uuid_to_text
-from kwire.message import FieldInfo, GeneratedStruct
+from kwire.wire.jsonform import uuid_to_text
+from kwire.wire.message import FieldInfo, GeneratedStruct
 
 UNKNOWN_TAGS_COLUMN = "unknown_tagged_fields"
 
@@ -123,7 +123,7 @@ def _layout(cls: type[GeneratedStruct], version: int | None) -> tuple[int, ...]:
         return versions_of(cls)
     low, high = cls.VALID_VERSIONS
     if not (type(version) is int and low <= version <= high):
-        from kwire.errors import UnsupportedVersionError
+        from kwire.wire.errors import UnsupportedVersionError
 
         raise UnsupportedVersionError(f"{cls.NAME} has no version {version!r} (valid: {low}..{high})")
     return (version,)
@@ -195,7 +195,7 @@ def _field_type(info: FieldInfo, type_name: str, layout: tuple[int, ...], flexib
     if primitive is not None:
         return primitive
     if info.struct is None:
-        from kwire.errors import SchemaError
+        from kwire.wire.errors import SchemaError
 
         raise SchemaError(f"field {info.attr} has type {type_name}, which has no Arrow mapping")
     return _struct_type(info.struct, layout, flexible)

@@ -26,7 +26,8 @@ from pathlib import Path
 
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 DEFAULT_MASTER = "local[*]"
-SHIPPED_PACKAGES = ("kwire", "generated")
+# kwire.generated is its own folder in a source checkout (an installed kwire holds it inside kwire/)
+SHIPPED_PACKAGES = ("kwire", "kwire.generated")
 
 _PANDAS_WARNING = "PySpark does not yet fully support pandas"
 
@@ -145,6 +146,7 @@ def _add_to_pythonpath(roots: list[str]) -> None:
 def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path:
     """Zip ``packages`` (sources only) and add the zip to every executor's ``sys.path``."""
     target = Path(tempfile.mkdtemp(prefix="kwire-ship-")) / "kwire_packages.zip"
+    written: set[Path] = set()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in packages:
             spec = importlib.util.find_spec(name)
@@ -153,6 +155,9 @@ def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path:
             package_dir = Path(next(iter(spec.submodule_search_locations))).resolve()
             for file in sorted(package_dir.rglob("*")):
                 if file.is_file() and "__pycache__" not in file.parts and file.suffix != ".pyc":
-                    archive.write(file, Path(name) / file.relative_to(package_dir))
+                    name_in_zip = Path(*name.split(".")) / file.relative_to(package_dir)
+                    if name_in_zip not in written:  # an installed kwire already holds kwire.generated
+                        written.add(name_in_zip)
+                        archive.write(file, name_in_zip)
     spark.sparkContext.addPyFile(str(target))
     return target

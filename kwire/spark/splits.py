@@ -14,7 +14,7 @@ import os
 import struct
 from dataclasses import dataclass
 
-from kwire.errors import CorruptRecordError
+from kwire.wire.errors import CorruptRecordError
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0
 from kwire.records.reader import LOG_OVERHEAD
 from kwire.spark.logfiles import LogFile

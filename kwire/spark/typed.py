@@ -15,8 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from kwire.errors import KwireError
-from kwire.message import GeneratedStruct
+from kwire.wire.errors import KwireError
+from kwire.wire.message import GeneratedStruct
 from kwire.spark import schemas
 from kwire.spark.decoders import DecodedRecord
 from kwire.spark.logfiles import GROUP_TOPIC, TRANSACTION_TOPIC
@@ -32,7 +32,7 @@ class TypedRecord:
 
 
 @functools.lru_cache(maxsize=None)
-def typed_record(name: str, package: str = "generated") -> TypedRecord:
+def typed_record(name: str, package: str = "kwire.generated") -> TypedRecord:
     """How to turn decoded records of type ``name`` (a message of ``package``) into a column."""
     try:
         registry = importlib.import_module(package).MESSAGES
@@ -71,7 +71,7 @@ def _coordinator_value(key_cls, value_cls, decoded: DecodedRecord | None) -> Any
 
 
 def _key_class_of(value_cls: type[GeneratedStruct]) -> type[GeneratedStruct]:
-    from kwire.coordinator_log import coordinator_log_type
+    from kwire.logs.coordinator_log import coordinator_log_type
 
     record_type: int = getattr(value_cls, "API_KEY", -1)
     for topic in _COORDINATOR_TOPICS:

@@ -4,10 +4,11 @@ Modules, each with one job:
 
 * ``target``        what a decoder under attack is (:class:`Target`) and its memory budget
 * ``registry``      every target by name: messages, JSON form, headers, frames, records, the KRaft
-  metadata log, definitions
-* ``codec_targets`` / ``wire_targets`` / ``record_targets`` / ``metadata_targets`` /
-  ``definition_targets``  the targets of each kind
-* ``corpus``        valid seeds: captured frames and batches, real broker and KRaft data, definitions
+  metadata log (the definition loader's target lives with the generator,
+  ``kwire.generator.hostile_targets``, and the command line adds it)
+* ``codec_targets`` / ``wire_targets`` / ``record_targets`` / ``metadata_targets``  the targets of
+  each kind
+* ``corpus``        valid seeds: captured frames and batches, real broker and KRaft data
 * ``mutations``     random bytes and byte-level mutations; ``json_mutations`` structural JSON ones;
   ``record_inputs`` batches rebuilt around mutated records, with resealed CRCs
 * ``inputs``        the deterministic input stream of a target (and reproducing one case)

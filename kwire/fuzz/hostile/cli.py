@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from .checks import Limits
@@ -11,21 +12,23 @@ from .inputs import reproduce
 from .registry import UnknownTargetError, all_targets, select
 from .report import json_report, text_report
 from .runner import MEMORY_SAMPLE_EVERY, print_progress, run
+from .target import Target
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
 def run_hostile(cases: int, seed: int, targets: list[str] | None, progress: bool, *,
                 report_path: str | Path | None = None, slow_seconds: float = 1.0, hang_seconds: float = 10.0,
-                memory_every: int = MEMORY_SAMPLE_EVERY) -> int:
+                memory_every: int = MEMORY_SAMPLE_EVERY, extra_targets: Sequence[Target] = ()) -> int:
     """Run ``cases`` hostile inputs over the selected targets (all when None) and print a report.
 
     Exit code: 0 nothing found, 1 findings, 2 a selection that names no target. With
     ``progress``, a status line goes to stderr every few seconds. ``report_path`` gets the full
     JSON report (per-target throughput and every distinct finding with its input in hex).
+    ``extra_targets`` join the runtime's own (the command line adds the definition loader's).
     """
     try:
-        chosen = select(all_targets(), targets)
+        chosen = select(all_targets(extra_targets), targets)
     except UnknownTargetError as exc:
         print(f"kwire fuzz --bytes: {exc}", file=sys.stderr)
         return EXIT_USAGE
@@ -37,10 +40,10 @@ def run_hostile(cases: int, seed: int, targets: list[str] | None, progress: bool
     return EXIT_FINDINGS if result.findings else EXIT_CLEAN
 
 
-def show_case(target_name: str, seed: int, case: int) -> int:
+def show_case(target_name: str, seed: int, case: int, extra_targets: Sequence[Target] = ()) -> int:
     """Print the input of one case in hex (to turn a finding into a unit test)."""
     try:
-        (target,) = select(all_targets(), [target_name])
+        (target,) = select(all_targets(extra_targets), [target_name])
     except (UnknownTargetError, ValueError):
         print(f"kwire fuzz --bytes: {target_name!r} does not name exactly one target", file=sys.stderr)
         return EXIT_USAGE

@@ -16,14 +16,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
 
-from ...errors import KwireError
-from ...headers import (
+from kwire.wire.errors import KwireError
+from kwire.network.headers import (
     read_request_header,
     read_response_header,
     request_header_version,
     response_header_version,
 )
-from ...message import GeneratedStruct
+from kwire.wire.message import GeneratedStruct
 from ...records import RecordsView
 from ..values import case_instance
 from . import corpus
@@ -54,7 +54,7 @@ def instance_encodings(cls: type[GeneratedStruct], version: int, count: int = RA
 @lru_cache(maxsize=1)
 def captured_bodies() -> dict[tuple[str, int, int], tuple[bytes, ...]]:
     """Bodies of the captured frames by (message type, api key, version), header removed."""
-    from generated import MESSAGES
+    from kwire.generated import MESSAGES
 
     messages: list[Any] = list(MESSAGES.values())
     classes = {(cls.MESSAGE_TYPE, cls.API_KEY): cls for cls in messages

@@ -1,9 +1,11 @@
 """Valid inputs to mutate: real frames and batches from outside kwire, and kwire's own encodings.
 
-The real material lives beside the checkout in ``shared/`` (captured client frames and record
-batches, a real broker's FetchResponses with legacy message sets, KRaft metadata logs written by
-Kafka). Its location is ``$KWIRE_HOSTILE_CORPUS`` or, in a development checkout, ``../shared``;
-without it the fuzzer still runs on encodings of generated instances and on the definitions.
+The real material is a folder laid out as kwire's ``tests/data``: ``captures/*/raw/*.bin``
+(captured client frames) and ``captures/*/batches/*.batch`` (their record batches),
+``kafka-go/fixtures/*.hex`` (a real broker's FetchResponses with legacy message sets) and
+``kraft-*/`` (KRaft metadata logs written by Kafka). It is named by ``$KWIRE_HOSTILE_CORPUS``
+(``kwire fuzz --bytes --corpus DIR``); without it the fuzzer still runs on encodings of generated
+instances.
 """
 from __future__ import annotations
 
@@ -15,11 +17,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from generated import MESSAGES
-
-from ...errors import KwireError
-from ...records import BatchReader
-from ...wire import read_uvarint
+from kwire.generated import MESSAGES
+from kwire.records import BatchReader
+from kwire.wire.errors import KwireError
+from kwire.wire.primitives import read_uvarint
 
 _FRAME_NAME = re.compile(
     r"c(?P<conn>\d+)_(?P<dir>req|resp)_(?P<seq>\d+)_k(?P<key>\d+)_v(?P<version>\d+)_corr-?\d+\.bin$")
@@ -27,18 +28,15 @@ _ENTRY = struct.Struct(">qi")
 KRAFT_ENTRIES_PER_FILE = 40  # the first entries of each log, then a sparse sample of the rest
 
 
-def shared_dir() -> Path | None:
-    """Where the shared capture and fixture material is, if anywhere."""
-    configured = os.environ.get("KWIRE_HOSTILE_CORPUS")
-    if configured:
-        path = Path(configured)
-        return path if path.is_dir() else None
-    beside_checkout = Path(__file__).resolve().parents[3].parent / "shared"
-    return beside_checkout if beside_checkout.is_dir() else None
+CORPUS_VARIABLE = "KWIRE_HOSTILE_CORPUS"
 
 
-def repository_dir() -> Path:
-    return Path(__file__).resolve().parents[3]
+def corpus_dir() -> Path | None:
+    """The folder of real frames, batches and logs named by ``$KWIRE_HOSTILE_CORPUS``, if any."""
+    configured = os.environ.get(CORPUS_VARIABLE)
+    if configured and Path(configured).is_dir():
+        return Path(configured)
+    return None
 
 
 @dataclass(frozen=True)
@@ -55,7 +53,7 @@ class CapturedFrame:
 
 @lru_cache(maxsize=1)
 def captured_frames() -> tuple[CapturedFrame, ...]:
-    root = shared_dir()
+    root = corpus_dir()
     if root is None:
         return ()
     frames = []
@@ -84,7 +82,7 @@ def connections() -> list[bytes]:
 
 @lru_cache(maxsize=1)
 def captured_batches() -> tuple[bytes, ...]:
-    root = shared_dir()
+    root = corpus_dir()
     if root is None:
         return ()
     return tuple(path.read_bytes() for path in sorted(root.glob("captures/*/batches/*.batch")))
@@ -106,12 +104,12 @@ def split_entries(data: bytes) -> list[bytes]:
 @lru_cache(maxsize=1)
 def kraft_entries() -> tuple[bytes, ...]:
     """Batches of real KRaft metadata logs, snapshots and bootstrap checkpoints."""
-    root = shared_dir()
+    root = corpus_dir()
     if root is None:
         return ()
     picked = []
-    files = sorted(root.glob("fixtures/kraft-*/__cluster_metadata-0/*.log"))
-    files += sorted(root.glob("fixtures/kraft-*/**/*.checkpoint"))
+    files = sorted(root.glob("kraft-*/__cluster_metadata-0/*.log"))
+    files += sorted(root.glob("kraft-*/**/*.checkpoint"))
     for path in files:
         entries = split_entries(path.read_bytes())
         step = max(1, len(entries) // KRAFT_ENTRIES_PER_FILE)
@@ -122,11 +120,11 @@ def kraft_entries() -> tuple[bytes, ...]:
 @lru_cache(maxsize=1)
 def broker_fetch_frames() -> tuple[bytes, ...]:
     """FetchResponse frames from a real broker (legacy message sets, gzip wrappers, v2 batches)."""
-    root = shared_dir()
+    root = corpus_dir()
     if root is None:
         return ()
     return tuple(bytes.fromhex(path.read_text().strip())
-                 for path in sorted(root.glob("fixtures/kafka-go/fixtures/*.hex")))
+                 for path in sorted(root.glob("kafka-go/fixtures/*.hex")))
 
 
 def records_fields(obj: Any) -> list[bytes]:
@@ -159,16 +157,6 @@ def legacy_message_sets() -> tuple[bytes, ...]:
                 continue
     return tuple(found)
 
-
-def definition_texts() -> list[bytes]:
-    """kwire's definition files, plus kafka-python's shipped ones when installed."""
-    texts = [p.read_bytes() for p in sorted((repository_dir() / "message_defs").glob("*.json"))]
-    try:
-        import kafka.protocol.schemas as schemas
-    except ImportError:
-        return texts
-    upstream = sorted((Path(schemas.__file__).parent / "resources").glob("*.json"))
-    return texts + [p.read_bytes() for p in upstream[::4]]
 
 
 @lru_cache(maxsize=1)

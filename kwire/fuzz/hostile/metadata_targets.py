@@ -1,4 +1,4 @@
-"""Targets for the KRaft metadata log (:mod:`kwire.metadata_log`).
+"""Targets for the KRaft metadata log (:mod:`kwire.logs.metadata_log`).
 
 * ``metadata:value`` decodes one framed record value (frameVersion, apiKey, version varints, then
   the body), leniently and then strictly;
@@ -9,7 +9,7 @@
 """
 from __future__ import annotations
 
-from ...metadata_log import (
+from kwire.logs.metadata_log import (
     decode_metadata_value,
     encode_metadata_value,
     parse_quorum_state,
@@ -30,7 +30,7 @@ def _decode_value(data: bytes) -> None:
 
 
 def _value_seeds() -> list[bytes]:
-    from generated import MESSAGES
+    from kwire.generated import MESSAGES
 
     seeds = []
     for (api_key, version), bodies in sorted(corpus.kraft_record_bodies().items()):
@@ -52,10 +52,10 @@ def _decode_snapshot(data: bytes) -> None:
 
 
 def _snapshot_seeds() -> list[bytes]:
-    root = corpus.shared_dir()
+    root = corpus.corpus_dir()
     if root is None:
         return []
-    return [path.read_bytes() for path in sorted(root.glob("fixtures/kraft-*/**/*.checkpoint"))]
+    return [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
 
 
 def _decode_quorum_state(data: bytes) -> None:
@@ -63,8 +63,8 @@ def _decode_quorum_state(data: bytes) -> None:
 
 
 def _quorum_state_seeds() -> list[bytes]:
-    root = corpus.shared_dir()
-    found = [] if root is None else [p.read_bytes() for p in sorted(root.glob("fixtures/kraft-*/**/quorum-state"))]
+    root = corpus.corpus_dir()
+    found = [] if root is None else [p.read_bytes() for p in sorted(root.glob("kraft-*/**/quorum-state"))]
     return found or [b'{"clusterId":"","leaderId":1,"leaderEpoch":5,"votedId":-1,"appliedOffset":0,'
                      b'"currentVoters":[{"voterId":1}],"data_version":0}']
 

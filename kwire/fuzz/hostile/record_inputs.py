@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from crc32c import crc32c
 
-from ...errors import KwireError
+from kwire.wire.errors import KwireError
 from ...records.compression import Codec, compress, decompress
 from .mutations import mutate
 

@@ -35,7 +35,9 @@ def read_batches(batches) -> None:
         batch.compression, batch.timestamp_type, batch.last_offset, batch.next_offset  # noqa: B018
         batch.base_offset, batch.size_in_bytes  # noqa: B018
         if batch.is_control:
-            control_records(batch)
+            from kwire.generated import MESSAGES
+
+            control_records(batch, MESSAGES)
 
 
 def _decode_checked(data: bytes) -> None:
@@ -73,12 +75,14 @@ def _batch_seeds() -> list[bytes]:
 
 
 def _decode_control(data: bytes) -> None:
+    from kwire.generated import MESSAGES
+
     key = decode_control_key(data[:4])
-    decode_control_value(key.type, data[4:])
+    decode_control_value(key.type, data[4:], MESSAGES)
 
 
 def _control_seeds() -> list[bytes]:
-    from generated import MESSAGES
+    from kwire.generated import MESSAGES
 
     seeds = [encode_control_key(t) + encode_end_transaction_marker(9) for t in (0, 1)]
     for record_type, name in KRAFT_CONTROL_MESSAGES.items():

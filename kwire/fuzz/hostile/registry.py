@@ -5,37 +5,25 @@ Names are ``family:detail``: ``message:FetchResponse:v12``, ``json:FetchResponse
 shell patterns over the names (``message:Fetch*``, ``records:*``) or family names (``records``).
 
 To add a decoder, return its :class:`Target` from one of the ``*_targets`` functions below
-(or a new one listed in :func:`all_targets`).
+(or a new one listed in :func:`all_targets`); the definition-file target is
+``kwire.generator.hostile_targets``.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from fnmatch import fnmatchcase
 
 from .codec_targets import json_targets, message_targets
-from .definition_targets import definition_targets
+from .metadata_targets import metadata_targets
 from .record_targets import record_targets
 from .target import Target
 from .wire_targets import wire_targets
 
 
-def metadata_log_targets() -> list[Target]:
-    """The KRaft metadata-log targets, when this kwire has :mod:`kwire.metadata_log`.
-
-    The metadata log came with a later issue than this fuzzer; until it is there the KRaft records
-    themselves are still attacked as ``message:<Name>Record:v<N>`` and their batches as
-    ``records:*``. Further log readers (coordinator logs, log directories) belong here too.
-    """
-    try:
-        from .metadata_targets import metadata_targets
-    except ModuleNotFoundError as exc:
-        if exc.name != "kwire.metadata_log":
-            raise
-        return []
-    return metadata_targets()
-
-
-def all_targets() -> list[Target]:
-    from generated import MESSAGES
+def all_targets(extra: Sequence[Target] = ()) -> list[Target]:
+    """Every runtime decoder's target, then ``extra`` (the command line adds the definition loader's,
+    which lives with the generator: the runtime does not import it)."""
+    from kwire.generated import MESSAGES
 
     messages = dict(MESSAGES)
     return [
@@ -43,8 +31,8 @@ def all_targets() -> list[Target]:
         *json_targets(messages),
         *wire_targets(),
         *record_targets(),
-        *metadata_log_targets(),
-        *definition_targets(),
+        *metadata_targets(),
+        *extra,
     ]
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
-from ...errors import KwireError
+from kwire.wire.errors import KwireError
 
 # Memory a decode may use whatever its input: 1 MiB, plus 64 bytes per input byte (objects are
 # bigger than the bytes they come from, never unboundedly so).

@@ -6,7 +6,7 @@
 * ``frame:response`` needs the api key and version of the request it answers, which a response
   does not carry: the input is ``int16 api key | int16 api version | frame``.
 * ``frame:connection`` cuts a byte stream into frames and runs them through a
-  :class:`~kwire.framing.Correlator`: a frame whose correlation id is awaited is a response,
+  :class:`~kwire.network.framing.Correlator`: a frame whose correlation id is awaited is a response,
   any other a request (so captured connections, requests and responses interleaved, are seeds).
 """
 from __future__ import annotations
@@ -14,8 +14,8 @@ from __future__ import annotations
 import struct
 from typing import Any
 
-from ...errors import KwireError
-from ...framing import (
+from kwire.wire.errors import KwireError
+from kwire.network.framing import (
     Correlator,
     UnsupportedApiVersions,
     build_request_frame,
@@ -24,7 +24,7 @@ from ...framing import (
     parse_request_frame,
     parse_response_frame,
 )
-from ...headers import read_request_header, read_response_header
+from kwire.network.headers import read_request_header, read_response_header
 from ..values import case_instance
 from . import corpus
 from .codec_targets import read_message_records
@@ -42,7 +42,7 @@ def _captured(direction: str) -> list[corpus.CapturedFrame]:
 
 def _built_frames(kind: str) -> list[tuple[int, int, bytes]]:
     """(api key, version, frame) built by kwire from random requests or responses."""
-    from generated import MESSAGES
+    from kwire.generated import MESSAGES
 
     build = build_request_frame if kind == "request" else build_response_frame
     found = []

@@ -1,0 +1,1 @@
+"""The ``kwire`` command line: one sub-command per module in ``commands``, above every other part."""

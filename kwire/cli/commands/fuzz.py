@@ -1,0 +1,162 @@
+"""``kwire fuzz``: round-trip properties and cross-version matrices of generated messages.
+
+Every case is reproducible from (seed, message, version, index); a failing case is printed with
+the command that runs it alone. Exit status: 0 passed, 1 failures, contradictions or fields the
+directed search could not show, 2 bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from kwire.cli.commands import non_negative_int, positive_int
+from kwire.fuzz.matrix import load_messages
+from kwire.fuzz.report import format_table, reproduce_command, summary_rows, write_report
+from kwire.fuzz.sweep import failing_cases, sweep, versions_of
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser(
+        "fuzz", help="fuzz every message at every version and classify version conversions",
+        description="Check the round-trip properties of every message at every version on seeded "
+                    "random cases, and write each case at every other version to see what a "
+                    "conversion does: lossless, lossy (fields named) or refused.",
+        epilog="Exit status: 0 passed, 1 failures, 2 bad usage.")
+    p.add_argument("--messages", nargs="+", metavar="NAME", help="messages to fuzz (default: all)")
+    p.add_argument("--cases", type=positive_int, default=1000, help="cases per version (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the case stream (default 0)")
+    p.add_argument("--start", type=non_negative_int, default=0, help="index of the first case (default 0)")
+    p.add_argument("--report", type=Path, metavar="DIR", help="write report.json, report.md and heatmaps here")
+    p.add_argument("--package", default="kwire.generated", help="generated package to fuzz (default: kwire.generated)")
+    p.add_argument("--jobs", type=positive_int, default=1, help="worker processes (default 1)")
+    p.add_argument("--unknown-tags", action="store_true",
+                   help="keep unknown tagged fields when converting between versions")
+    p.add_argument("--spark", action="store_true",
+                   help="run the cases as Spark tasks (master: --master, else $SPARK_MASTER, else local[*])")
+    p.add_argument("--master", metavar="URL", help="Spark master URL (implies --spark)")
+    p.add_argument("--parquet", type=Path, metavar="FILE",
+                   help="also write one row per cell as Parquet (with --spark and --report: DIR/results.parquet)")
+    p.add_argument("--bytes", action="store_true",
+                   help="instead feed every decoder hostile bytes (random and mutated; kwire.fuzz.hostile): "
+                        "--cases is then the total number of inputs, --report DIR gets hostile.json")
+    p.add_argument("--target", action="append", dest="targets", metavar="PATTERN",
+                   help="with --bytes: only decoders whose name matches, e.g. 'message:Fetch*' or 'records'")
+    p.add_argument("--corpus", type=Path, metavar="DIR",
+                   help="with --bytes: real frames, batches and logs to mutate, laid out as kwire's tests/data "
+                        "(default: $KWIRE_HOSTILE_CORPUS)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.bytes:
+        return _run_bytes(args)
+    try:
+        registry = load_messages(args.package)
+    except (ImportError, AttributeError) as exc:
+        print(f"kwire fuzz: cannot load package {args.package!r}: {exc}", file=sys.stderr)
+        return 2
+    names = args.messages or sorted(registry)
+    unknown = [n for n in names if n not in registry]
+    if unknown:
+        print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    on_spark = args.spark or args.master is not None
+    if on_spark:
+        from kwire.spark.fuzz import run_spark_sweep
+
+        result = run_spark_sweep(names, master=args.master, show_progress=not args.quiet, package=args.package,
+                                 seed=args.seed, start=args.start, cases=args.cases, unknown_tags=args.unknown_tags)
+    else:
+        total = sum(len(versions_of(registry[n])) for n in names) * args.cases
+        bar = None if args.quiet else ProgressBar(total, sys.stderr)
+        result = sweep(names, package=args.package, seed=args.seed, start=args.start, cases=args.cases,
+                       unknown_tags=args.unknown_tags, jobs=args.jobs, progress=bar.advance if bar else None)
+        if bar:
+            bar.finish()
+    _print_failures(result)
+    if not args.quiet:
+        print(format_table(summary_rows(result)))
+        summary = result["summary"]
+        print(f"{'passed' if summary['passed'] else 'FAILED'}: {summary['cells']} cells, "
+              f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions, "
+              f"{summary['unshown_fields']} unshown fields")
+    if args.report:
+        written = write_report(result, args.report)
+        if not args.quiet:
+            print(f"report: {', '.join(str(p) for p in written[:2])} and {len(written) - 2} pictures")
+    parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
+    if parquet:
+        from kwire.spark.fuzz import write_results_parquet
+
+        write_results_parquet(result, parquet)
+        if not args.quiet:
+            print(f"results table: {parquet}")
+    return 0 if result["summary"]["passed"] else 1
+
+
+def _run_bytes(args: argparse.Namespace) -> int:
+    from kwire.fuzz.hostile import run_hostile
+    from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
+    from kwire.generator.hostile_targets import definition_targets
+
+    if args.corpus is not None:
+        os.environ[CORPUS_VARIABLE] = str(args.corpus)
+    report = None
+    if args.report:
+        args.report.mkdir(parents=True, exist_ok=True)
+        report = args.report / "hostile.json"
+    return run_hostile(args.cases, args.seed, args.targets, not args.quiet, report_path=report,
+                       extra_targets=definition_targets())
+
+
+def _print_failures(result: dict) -> None:
+    """Failing cases go to stderr even with -q: they are the point of the run."""
+    for case in failing_cases(result):
+        print(f"FAIL {case['message']} v{case['from']} -> v{case['to']} case {case['index']} "
+              f"(seed {case['seed']}): {'; '.join(case['problems'])}", file=sys.stderr)
+        print(f"  reproduce: {reproduce_command(result, case['message'], case['index'])}", file=sys.stderr)
+    for name, message in result["messages"].items():
+        for key, cell in message["cells"].items():
+            for text in cell["contradictions"]:
+                print(f"CONTRADICTION {name} {key}: {text}", file=sys.stderr)
+            for path, demo in cell["directed"].items():
+                if not demo["shown"]:
+                    print(f"UNSHOWN {name} {key}: {path}: {demo['detail']}", file=sys.stderr)
+
+
+class ProgressBar:
+    """A one-line bar on a terminal; on a pipe or file, a line every 10%."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, stream: TextIO) -> None:
+        self.total = max(total, 1)
+        self.done = 0
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.started = time.monotonic()
+        self.last_tenth = -1
+
+    def advance(self, n: int) -> None:
+        self.done = min(self.total, self.done + n)
+        if self.tty:
+            self._draw("\r")
+        elif self.done * 10 // self.total > self.last_tenth:
+            self.last_tenth = self.done * 10 // self.total
+            self._draw("", "\n")
+
+    def _draw(self, prefix: str, suffix: str = "") -> None:
+        filled = self.WIDTH * self.done // self.total
+        elapsed = time.monotonic() - self.started
+        self.stream.write(f"{prefix}fuzz [{'#' * filled}{'.' * (self.WIDTH - filled)}] "
+                          f"{100 * self.done // self.total:3d}% {self.done}/{self.total} cases {elapsed:.0f}s{suffix}")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.tty:
+            self.stream.write("\n")
+            self.stream.flush()

@@ -1,0 +1,33 @@
+"""``kwire validate PATH...``: load and check definitions, print every problem."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kwire.generator.errors import DefinitionError
+from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("validate", help="check definition files against the format and Kafka's rules",
+                       description="Load definition files or directories and report every problem, one per line.")
+    p.add_argument("paths", nargs="+", metavar="PATH", help="definition file or directory of *.json files (kwire:builtin: the definitions kwire ships)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    missing = [p for p in args.paths if p != BUILTIN_DEFINITIONS and not Path(p).exists()]
+    if missing:
+        for path in missing:
+            print(f"{path}: no such file or directory", file=sys.stderr)
+        return 2
+    try:
+        messages = load_definitions(args.paths)
+    except DefinitionError as exc:
+        for problem in exc.problems:
+            print(problem, file=sys.stderr)
+        return 1
+    if not args.quiet:
+        print(f"{len(messages)} definitions valid")
+    return 0

@@ -1,0 +1,62 @@
+"""The ``kwire`` command line: one sub-command per job, each in its own module.
+
+Exit codes follow one convention everywhere: 0 success, 1 findings/failures, 2 bad usage or
+unreadable input.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+import kwire
+
+# sub-command name -> module with ``register(subparsers)``; modules load lazily so that
+# `kwire --help` stays fast and a missing optional dependency only affects its command.
+COMMANDS = {
+    "validate": "kwire.cli.commands.validate",
+    "generate": "kwire.cli.commands.generate",
+    "check-compat": "kwire.cli.commands.check_compat",
+    "dump": "kwire.cli.commands.dump",
+    "fuzz": "kwire.cli.commands.fuzz",
+    "decode": "kwire.cli.commands.decode",
+    "schemas": "kwire.cli.commands.schemas",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kwire", description="Kafka protocol code generator and wire codec.")
+    parser.add_argument("--version", action="version", version=f"kwire {kwire.__version__}")
+    verbosity = parser.add_mutually_exclusive_group()
+    verbosity.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    verbosity.add_argument("-v", "--verbose", action="store_true", help="print more detail")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module in COMMANDS.items():
+        try:
+            importlib.import_module(module).register(sub)
+        except ModuleNotFoundError as exc:
+            if exc.name != module:
+                raise
+    for command in sub.choices.values():  # -q/-v also work after the sub-command
+        group = command.add_mutually_exclusive_group()
+        group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
+        group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="print more detail")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,367 @@
+"""What ``kwire dump`` reports: the contents of Kafka data files as a stream of plain dicts.
+
+:func:`dump_paths` walks files and directories and yields one event per thing worth a line:
+
+==================  ==========================================================================
+``event``           meaning
+==================  ==========================================================================
+``file``            a file starts; ``kind`` says what it is, ``decoder`` how records are read
+``batch``           a batch header (offsets, epoch, producer, codec, size, position, CRC)
+``record``          one record, decoded as far as kwire can
+``index-entry``     an ``.index`` / ``.timeindex`` / ``.txnindex`` entry
+``producer-state``  an entry of a producer-state ``.snapshot``
+``quorum-state``    the ``quorum-state`` file
+``error``           something corrupt or unreadable: file, where (batch offset, file position)
+``end``             a file is done: counts of batches, records (or entries) and errors
+``skip``            a path given explicitly that is not a file kwire knows
+==================  ==========================================================================
+
+Records are decoded by the file's place: ``__cluster_metadata-N`` segments and snapshots with the
+metadata decoder, ``__consumer_offsets-N`` and ``__transaction_state-N`` with the coordinator
+decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
+the dump goes on; broken framing ends that file only. Values are JSON-ready (ints, strings,
+lists, dicts), so the same events print as text or as JSON lines.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from kwire.logs.coordinator_log import (
+    OFFSETS_TOPIC,
+    TRANSACTIONS_TOPIC,
+    CoordinatorRecord,
+    decode_coordinator_record,
+)
+from kwire.wire.errors import DecodeError, KwireError
+from kwire.logs.entries import ControlRecord, decode_control
+from kwire.logs.logdir import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    PRODUCER_SNAPSHOT_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    parse_numbered_file_name,
+    parse_partition_dir_name,
+    read_offset_index,
+    read_producer_snapshot,
+    read_time_index,
+    read_transaction_index,
+)
+from kwire.logs.metadata_log import (
+    BOOTSTRAP_FILE_NAME,
+    METADATA_TOPIC,
+    QUORUM_STATE_FILE_NAME,
+    MetadataRecord,
+    decode_metadata_value,
+    parse_quorum_state,
+    parse_snapshot_file_name,
+)
+from kwire.records import ControlRecordType, EndTransactionMarker, FileBatchReader, decode_control_key
+
+BATCH_FILE_KINDS = ("segment", "snapshot", "bootstrap")
+DECODERS = ("auto", "metadata", "offsets", "transactions", "raw")
+_TOPIC_DECODERS = {METADATA_TOPIC: "metadata", OFFSETS_TOPIC: "offsets", TRANSACTIONS_TOPIC: "transactions"}
+_COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC}
+_NUMBERED_KINDS = {
+    LOG_SUFFIX: "segment",
+    INDEX_SUFFIX: "offset-index",
+    TIME_INDEX_SUFFIX: "time-index",
+    TXN_INDEX_SUFFIX: "txn-index",
+    PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
+}
+
+
+def file_kind(path: Path) -> str | None:
+    """What a file is, judged by its name as Kafka names them; None for anything else."""
+    name = path.name
+    if name == QUORUM_STATE_FILE_NAME:
+        return "quorum-state"
+    if name == BOOTSTRAP_FILE_NAME:
+        return "bootstrap"
+    if parse_snapshot_file_name(name):
+        return "snapshot"
+    numbered = parse_numbered_file_name(name)
+    return _NUMBERED_KINDS.get(numbered[1]) if numbered else None
+
+
+def decoder_for(path: Path, requested: str = "auto") -> str:
+    """The record decoder of a segment: the requested one, else by its partition directory."""
+    if requested != "auto":
+        return requested
+    parsed = parse_partition_dir_name(path.parent.name)
+    return _TOPIC_DECODERS.get(parsed[0], "raw") if parsed else "raw"
+
+
+def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+    """Events for every known file under ``paths`` (directories are walked in name order)."""
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            for child in sorted(p for p in path.rglob("*") if p.is_file()):
+                if file_kind(child):
+                    yield from dump_file(child, decoder=decoder, strict=strict)
+        elif path.exists() and not file_kind(path):
+            yield {"event": "skip", "file": str(path),
+                   "reason": "not a log segment, snapshot, index, producer-state or quorum-state file"}
+        else:
+            yield from dump_file(path, decoder=decoder, strict=strict)
+
+
+def dump_file(path: Path, *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+    kind = file_kind(path) or "segment"  # called directly on any other file: read it as batches
+    start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
+    counts = {"batches": 0, "records": 0, "errors": 0}
+    if kind in BATCH_FILE_KINDS:
+        start["decoder"] = "metadata" if kind != "segment" else decoder_for(path, decoder)
+        numbered = parse_numbered_file_name(path.name)
+        if kind == "segment" and numbered:
+            start["baseOffset"] = numbered[0]
+        snapshot_id = parse_snapshot_file_name(path.name)
+        if snapshot_id:
+            start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
+        body = _batches(path, start["decoder"], strict, kind != "segment", counts)
+    else:
+        body = _FLAT_READERS[kind](path, counts)
+    yield start
+    for event in body:
+        if event["event"] == "error":
+            counts["errors"] += 1
+        yield {"event": event.pop("event"), "file": str(path), **event}
+    yield {"event": "end", "file": str(path), "kind": kind, **counts}
+
+
+# ------------------------------------------------------------------------------ batches and records
+
+
+def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: dict) -> Iterator[dict]:
+    reader = FileBatchReader(path, verify_crc=False)
+    first_control = last_control = None  # control types of the first and last record (snapshot check)
+    seen_record = False
+    try:
+        for batch in reader:
+            counts["batches"] += 1
+            where = {"batchOffset": batch.base_offset, "position": reader.position}
+            yield _batch_event(batch, reader.position)
+            if not batch.crc_valid:
+                yield {"event": "error", **where, "reason": _crc_mismatch(batch)}
+            try:
+                records = batch.records
+            except KwireError as err:
+                yield {"event": "error", **where, "reason": f"records do not decode: {_reason(err)}"}
+                continue
+            for record in records:
+                counts["records"] += 1
+                event = _record_event(record, batch.is_control, decoder, strict)
+                if event["event"] == "error":
+                    event.update(where)
+                last_control = event.get("control")
+                if not seen_record:
+                    first_control, seen_record = last_control, True
+                yield event
+    except OSError as err:
+        yield {"event": "error", "position": reader.position, "reason": f"cannot read: {err}", "unreadable": True}
+        return
+    except KwireError as err:
+        position = getattr(err, "offset", None)
+        yield {"event": "error", "position": reader.position if position is None else position,
+               "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
+        return
+    if reader.truncated_at is not None:
+        size = path.stat().st_size
+        yield {"event": "error", "position": reader.truncated_at,
+               "reason": f"incomplete batch at the end of the file ({size - reader.truncated_at} bytes)"}
+    if is_snapshot:
+        yield from _check_snapshot(first_control, last_control)
+
+
+def _crc_mismatch(batch: Any) -> str:
+    if batch.magic == 2:
+        return f"CRC-32C mismatch in the batch: stored 0x{batch.crc:08x}, computed 0x{batch.computed_crc():08x}"
+    return f"CRC-32 mismatch in the magic {batch.magic} message: stored 0x{batch.crc:08x}"
+
+
+def _check_snapshot(first_control: str | None, last_control: str | None) -> Iterator[dict]:
+    if first_control != ControlRecordType.SNAPSHOT_HEADER.name:
+        yield {"event": "error", "position": 0, "reason": "the snapshot does not start with a SnapshotHeader"}
+    if last_control != ControlRecordType.SNAPSHOT_FOOTER.name:
+        yield {"event": "error", "reason": "the snapshot does not end with a SnapshotFooter"}
+
+
+def _batch_event(batch: Any, position: int) -> dict:
+    return {
+        "event": "batch",
+        "baseOffset": batch.base_offset,
+        "lastOffset": batch.last_offset,
+        "count": batch.record_count,
+        "partitionLeaderEpoch": batch.partition_leader_epoch,
+        "producerId": batch.producer_id,
+        "producerEpoch": batch.producer_epoch,
+        "baseSequence": batch.base_sequence,
+        "isTransactional": batch.is_transactional,
+        "isControl": batch.is_control,
+        "magic": batch.magic,
+        "compression": _codec_name(batch),
+        "timestampType": batch.timestamp_type.name,
+        "maxTimestamp": getattr(batch, "max_timestamp", getattr(batch, "timestamp", -1)),
+        "position": position,
+        "sizeInBytes": batch.size_in_bytes,
+        "crc": batch.crc,
+        "crcValid": batch.crc_valid,
+    }
+
+
+def _codec_name(batch: Any) -> str:
+    try:
+        return batch.compression.name.lower()
+    except KwireError:
+        return f"unknown({batch.attributes & 0x07})"
+
+
+def _record_event(record: Any, is_control: bool, decoder: str, strict: bool) -> dict:
+    event: dict[str, Any] = {"event": "record", "offset": record.offset, "timestamp": record.timestamp}
+    try:
+        if is_control:
+            event.update(_control_fields(decode_control(record, strict=strict)))
+        elif decoder == "metadata":
+            event.update(_metadata_fields(decode_metadata_value(record.value, strict=strict)))
+        elif decoder in _COORDINATOR_TOPICS:
+            decoded = decode_coordinator_record(_COORDINATOR_TOPICS[decoder], record.key, record.value, strict=strict)
+            event.update(_coordinator_fields(decoded))
+        else:
+            event.update(_raw_fields(record))
+    except KwireError as err:
+        return {"event": "error", "recordOffset": record.offset, "reason": _reason(err),
+                "keyHex": _hex(record.key), "valueHex": _hex(record.value)}
+    return event
+
+
+def _control_fields(decoded: Any) -> dict:
+    if not isinstance(decoded, ControlRecord):
+        return {"control": f"CONTROL_TYPE_{int(decode_control_key(decoded.key).type)}",
+                "unknown": decoded.reason, "keyHex": _hex(decoded.key), "valueHex": _hex(decoded.value)}
+    fields: dict[str, Any] = {"control": decoded.name}
+    if isinstance(decoded.message, EndTransactionMarker):
+        fields["coordinatorEpoch"] = decoded.message.coordinator_epoch
+    else:
+        fields.update(type=decoded.message.NAME, version=decoded.message.version,
+                      data=decoded.message.to_dict(0))
+    return fields
+
+
+def _metadata_fields(decoded: Any) -> dict:
+    if isinstance(decoded, MetadataRecord):
+        return {"type": decoded.name, "apiKey": decoded.api_key, "version": decoded.version, "data": decoded.to_dict()}
+    return {"type": "UNKNOWN", "apiKey": decoded.api_key, "version": decoded.version,
+            "unknown": decoded.reason, "bodyHex": decoded.body.hex()}
+
+
+def _coordinator_fields(decoded: Any) -> dict:
+    if not isinstance(decoded, CoordinatorRecord):
+        return {"recordType": decoded.record_type, "unknown": decoded.reason,
+                "keyHex": _hex(decoded.key), "valueHex": _hex(decoded.value)}
+    fields: dict[str, Any] = {"recordType": decoded.record_type, "keyType": decoded.key.NAME,
+                              "key": decoded.key.to_dict(0)}
+    if decoded.value is None:
+        fields["tombstone"] = True
+    else:
+        fields.update(valueType=decoded.value.NAME, valueVersion=decoded.value_version,
+                      value=decoded.value.to_dict(decoded.value_version))
+    return fields
+
+
+def _raw_fields(record: Any) -> dict:
+    fields: dict[str, Any] = {}
+    for name, data in (("key", record.key), ("value", record.value)):
+        fields.update(_text_or_hex(name, data))
+    if record.headers:
+        fields["headers"] = [{"key": key, **_text_or_hex("value", value)} for key, value in record.headers]
+    return fields
+
+
+def _text_or_hex(name: str, data: bytes | None) -> dict:
+    """``{name: text}`` for printable UTF-8, else ``{name + "Hex": hex}``; null stays null."""
+    if data is None:
+        return {name: None}
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return {f"{name}Hex": data.hex()}
+    if all(ch.isprintable() or ch in "\t\n\r" for ch in text):
+        return {name: text}
+    return {f"{name}Hex": data.hex()}
+
+
+def _hex(data: bytes | None) -> str | None:
+    return None if data is None else bytes(data).hex()
+
+
+def _reason(err: KwireError) -> str:
+    if isinstance(err, DecodeError):
+        where = f" (field {err.path})" if err.path else ""
+        return f"{err.reason}{where}"
+    return str(err)
+
+
+# ------------------------------------------------------------------- indexes and small state files
+
+
+def _guarded(read):
+    """Wrap a whole-file reader: a KwireError or OSError becomes one error event."""
+
+    def events(path: Path, counts: dict) -> Iterator[dict]:
+        try:
+            produced = list(read(path))
+        except KwireError as err:
+            yield {"event": "error", "position": getattr(err, "offset", None), "reason": _reason(err)}
+            return
+        except OSError as err:
+            yield {"event": "error", "reason": f"cannot read: {err}", "unreadable": True}
+            return
+        counts["records"] = len(produced)
+        yield from produced
+
+    return events
+
+
+def _offset_index(path: Path) -> list[dict]:
+    return [{"event": "index-entry", "offset": e.offset, "position": e.position} for e in read_offset_index(path)]
+
+
+def _time_index(path: Path) -> list[dict]:
+    return [{"event": "index-entry", "timestamp": e.timestamp, "offset": e.offset} for e in read_time_index(path)]
+
+
+def _txn_index(path: Path) -> list[dict]:
+    return [
+        {"event": "index-entry", "version": e.version, "producerId": e.producer_id, "firstOffset": e.first_offset,
+         "lastOffset": e.last_offset, "lastStableOffset": e.last_stable_offset}
+        for e in read_transaction_index(path)
+    ]
+
+
+def _producer_snapshot(path: Path) -> list[dict]:
+    return [
+        {"event": "producer-state", "producerId": e.producer_id, "producerEpoch": e.producer_epoch,
+         "coordinatorEpoch": e.coordinator_epoch, "currentTxnFirstOffset": e.current_txn_first_offset,
+         "firstSequence": e.first_sequence, "lastSequence": e.last_sequence, "lastOffset": e.last_offset,
+         "offsetDelta": e.offset_delta, "timestamp": e.timestamp}
+        for e in read_producer_snapshot(path)
+    ]
+
+
+def _quorum_state(path: Path) -> list[dict]:
+    state = parse_quorum_state(path.read_bytes())
+    data = state.data.to_dict(state.data_version)
+    return [{"event": "quorum-state", "dataVersion": state.data_version, "data": data}]
+
+
+_FLAT_READERS = {
+    "offset-index": _guarded(_offset_index),
+    "time-index": _guarded(_time_index),
+    "txn-index": _guarded(_txn_index),
+    "producer-snapshot": _guarded(_producer_snapshot),
+    "quorum-state": _guarded(_quorum_state),
+}

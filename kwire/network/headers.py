@@ -1,0 +1,114 @@
+"""Request and response headers, and Kafka's rules for which header version a message uses.
+
+A request starts with RequestHeader v2 when the request's version is flexible, else v1; the one
+exception is ControlledShutdown v0, whose header is v0 (no client id). A response starts with
+ResponseHeader v1 when its version is flexible, else v0; ApiVersionsResponse always uses v0, so a
+client can read the error of an ApiVersions request newer than the broker (KIP-511).
+
+The generated RequestHeader only knows versions 1-2 (Kafka 4.0 dropped v0 from the definition),
+so header v0 is read and written here: it is just the three fixed fields.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from kwire.generated.request_header import RequestHeader
+from kwire.generated.response_header import ResponseHeader
+
+from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
+from kwire.wire.message import is_flexible
+
+CONTROLLED_SHUTDOWN_KEY = 7
+API_VERSIONS_KEY = 18
+
+# api key, api version, correlation id: the start of every request header version.
+_REQUEST_HEADER_V0 = struct.Struct(">hhi")
+REQUEST_HEADER_V0_SIZE = _REQUEST_HEADER_V0.size
+_CORRELATION_ID = struct.Struct(">i")
+
+
+def request_header_version(request_cls: Any, api_version: int) -> int:
+    """The RequestHeader version that precedes ``api_version`` of ``request_cls``."""
+    if request_cls.API_KEY == CONTROLLED_SHUTDOWN_KEY and api_version == 0:
+        return 0
+    return 2 if is_flexible(request_cls, api_version) else 1
+
+
+def response_header_version(response_cls: Any, api_version: int) -> int:
+    """The ResponseHeader version that precedes ``api_version`` of ``response_cls``."""
+    if response_cls.API_KEY == API_VERSIONS_KEY:
+        return 0
+    return 1 if is_flexible(response_cls, api_version) else 0
+
+
+# --- request headers -------------------------------------------------------------------------
+
+def write_request_header(out: bytearray, header: RequestHeader, header_version: int) -> None:
+    """Append ``header`` at ``header_version`` (0, 1 or 2) to ``out``."""
+    if header_version == 0:
+        # v0 has no client id and no tagged section; upstream's ClientId is ignorable there.
+        if header.unknown_tagged_fields:
+            raise UnsupportedVersionError("RequestHeader version 0 cannot carry tagged fields")
+        try:
+            out += _REQUEST_HEADER_V0.pack(header.request_api_key, header.request_api_version,
+                                           header.correlation_id)
+        except struct.error as exc:
+            raise EncodeError(f"request header field out of range: {exc}", path="RequestHeader") from None
+        return
+    header.write(out, header_version)
+
+
+def encode_request_header(header: RequestHeader, header_version: int) -> bytes:
+    out = bytearray()
+    write_request_header(out, header, header_version)
+    return bytes(out)
+
+
+def peek_request_key(buf: bytes, pos: int = 0) -> tuple[int, int, int]:
+    """(api key, api version, correlation id) of the request header at ``pos``.
+
+    These three fields open every header version, so they can be read before the header version
+    is known (it depends on them).
+    """
+    if pos < 0 or len(buf) - pos < REQUEST_HEADER_V0_SIZE:
+        raise DecodeError("request header is shorter than its 8 fixed bytes", path="RequestHeader", offset=pos)
+    return _REQUEST_HEADER_V0.unpack_from(buf, pos)
+
+
+def read_request_header(buf: bytes, pos: int, header_version: int) -> tuple[RequestHeader, int]:
+    """Read a RequestHeader at ``header_version``; return it and the position after it."""
+    if header_version == 0:
+        api_key, api_version, correlation_id = peek_request_key(buf, pos)
+        header = RequestHeader(request_api_key=api_key, request_api_version=api_version,
+                               correlation_id=correlation_id)
+        return header, pos + REQUEST_HEADER_V0_SIZE
+    try:
+        return RequestHeader.read(buf, pos, header_version)
+    except DecodeError as exc:
+        raise exc.with_context(path="RequestHeader") from None
+
+
+# --- response headers ------------------------------------------------------------------------
+
+def write_response_header(out: bytearray, header: ResponseHeader, header_version: int) -> None:
+    header.write(out, header_version)
+
+
+def encode_response_header(header: ResponseHeader, header_version: int) -> bytes:
+    return header.encode(header_version)
+
+
+def peek_correlation_id(buf: bytes, pos: int = 0) -> int:
+    """The correlation id opening the response header at ``pos`` (first field of every version)."""
+    if pos < 0 or len(buf) - pos < 4:
+        raise DecodeError("response header is shorter than its 4-byte correlation id",
+                          path="ResponseHeader", offset=pos)
+    return _CORRELATION_ID.unpack_from(buf, pos)[0]
+
+
+def read_response_header(buf: bytes, pos: int, header_version: int) -> tuple[ResponseHeader, int]:
+    try:
+        return ResponseHeader.read(buf, pos, header_version)
+    except DecodeError as exc:
+        raise exc.with_context(path="ResponseHeader") from None

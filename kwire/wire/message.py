@@ -1,0 +1,97 @@
+"""Base class and helpers for the generated message classes.
+
+Generated modules define one class per message and struct with ``__slots__``, a keyword
+constructor, ``__eq__`` and ``__repr__``, plus per-version reader/writer/sizer functions. They
+hand those functions to the class as tables indexed by version (``_READERS`` etc.);
+:class:`GeneratedStruct` (in ``kwire.wire.struct_base``, so that it compiles with mypyc) turns the
+tables into the public API, and :class:`FieldInfo` describes each field (``FIELDS``) so that
+``to_dict``/``from_dict``, the fuzzers and the Spark schemas can work from the class alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .errors import UnsupportedVersionError
+from .keyed_list import KeyedList
+from .struct_base import GeneratedStruct
+
+__all__ = ["FieldInfo", "GeneratedStruct", "KeyedList", "UNKNOWN_TAGS_KEY", "check_unsupported"]
+
+def is_flexible(message_cls: Any, version: int) -> bool:
+    """Whether ``version`` of a generated message uses the flexible (compact, tagged) encoding."""
+    first_flexible = getattr(message_cls, "FLEXIBLE_VERSIONS", None)
+    return first_flexible is not None and version >= first_flexible
+
+
+# Key of Kafka's JSON form under which kwire keeps unknown tagged fields (tag -> base64 payload).
+UNKNOWN_TAGS_KEY = "_unknownTaggedFields"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldInfo:
+    """What the runtime needs to know about one field, without the generator."""
+
+    attr: str  # Python attribute name
+    json_name: str  # Kafka's JSON-converter key
+    type: str  # Kafka type string: int32, string, []Topic, Topic, ...
+    versions: tuple[int, int]  # inclusive (lowest, highest); lowest > highest = never
+    nullable: tuple[int, int]
+    tagged: tuple[int, int]
+    tag: int | None
+    ignorable: bool
+    default: Any  # the default value (None for null; a struct default is made by calling ``struct``)
+    struct: Any = None  # the generated class for struct and struct-array types
+    map_key: bool = False
+
+    def present(self, version: int) -> bool:
+        return self.versions[0] <= version <= self.versions[1]
+
+    def nullable_in(self, version: int) -> bool:
+        return self.nullable[0] <= version <= self.nullable[1]
+
+    def tagged_in(self, version: int) -> bool:
+        return self.tagged[0] <= version <= self.tagged[1]
+
+    @property
+    def element_type(self) -> str | None:
+        return self.type[2:] if self.type.startswith("[]") else None
+
+    def make_default(self) -> Any:
+        """A fresh default value (never shared between instances)."""
+        if self.default is None:
+            return None
+        if self.type.startswith("[]"):
+            return KeyedList() if self.struct is not None and self.struct._MAP_KEYS else []
+        if self.struct is not None:
+            return self.struct()
+        return self.default
+
+
+def _lazy_default(self: GeneratedStruct, name: str) -> Any:
+    # Only reached when the slot is unset: make the default on first access and keep it, so the
+    # caller gets a fresh struct or list it may mutate, exactly as after __init__.
+    factory = type(self)._LAZY_DEFAULTS.get(name)
+    if factory is None:
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+    value = factory()
+    setattr(self, name, value)
+    return value
+
+
+# Installed here rather than in the class body: mypy would accept any attribute name on a class
+# with __getattr__, and the compiled copy of the base class needs none (compiled readers set
+# every field).
+setattr(GeneratedStruct, "__getattr__", _lazy_default)
+
+# An instance without running ``__init__``: the decoders set every slot themselves. Bound to
+# object.__new__ itself so that the call costs no Python frame.
+
+
+def check_unsupported(obj: Any, field: str, versions: str) -> None:
+    """Refuse to drop a non-default value: ``versions`` are those sharing the writer that lacks it."""
+    plural = "s" if "-" in versions or "," in versions else ""
+    raise UnsupportedVersionError(
+        f"{type(obj).NAME}.{field} has a non-default value but version{plural} {versions} "
+        f"{'have' if plural else 'has'} no such field (and it is not ignorable)")
+

@@ -1,0 +1,359 @@
+"""Wire primitives shared by the generated codecs.
+
+Generated code inlines the fixed-width work (precompiled ``struct.Struct`` objects); what is
+here are the variable-length pieces: unsigned varints, strings, bytes, arrays of primitives and
+tagged sections. Readers take ``(buf, pos)`` and return ``(value, new_pos)``; they check every
+length against the bytes left *before* slicing or allocating, and raise :class:`DecodeError`
+with the offset. Writers append to a ``bytearray``.
+"""
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence, Sized
+from uuid import UUID
+
+from .errors import DecodeError, EncodeError, join_path
+# The readers that generated code calls in hot loops live in struct_base, which compiled builds
+# compile together with the generated modules; they are the same functions here.
+from .struct_base import (check_room as _check_room, read_count, read_length, read_tag_count,  # noqa: F401
+                          read_tag_header, read_uuid, read_uvarint)
+
+MAX_STRING_BYTES = 0x7FFF  # Kafka refuses longer strings in both encodings
+
+# The range of each integer type of the definition format, as Kafka's Java types hold it.
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "int8": (-(1 << 7), (1 << 7) - 1), "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1), "int64": (-(1 << 63), (1 << 63) - 1),
+}
+INT16_MAX = INT_RANGES["int16"][1]
+INT32_MIN, INT32_MAX = INT_RANGES["int32"]
+INT64_MIN, INT64_MAX = INT_RANGES["int64"]
+
+_S_INT16 = struct.Struct(">h")
+_S_INT32 = struct.Struct(">i")
+_S_UINT32 = struct.Struct(">I")
+
+pack_int16 = _S_INT16.pack
+pack_int32 = _S_INT32.pack
+unpack_int16 = _S_INT16.unpack_from
+unpack_int32 = _S_INT32.unpack_from
+
+# ---------------------------------------------------------------------------------------------
+# unsigned varints (at most 5 bytes: the int32 range, as Kafka's ByteUtils.readUnsignedVarint)
+
+
+def uvarint(value: int) -> bytes:
+    """Encode an unsigned varint (0 <= value < 2**32)."""
+    if 0 <= value < 0x80:
+        return _SMALL_VARINTS[value]
+    if value < 0 or value > 0xFFFFFFFF:
+        raise EncodeError(f"{value} does not fit an unsigned varint")
+    out = bytearray()
+    while value >= 0x80:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL_VARINTS = tuple(bytes((i,)) for i in range(0x80))
+
+
+def uvarint_size(value: int) -> int:
+    if value < 0x80:
+        return 1
+    if value < 0x4000:
+        return 2
+    if value < 0x200000:
+        return 3
+    if value < 0x10000000:
+        return 4
+    return 5
+
+
+# ---------------------------------------------------------------------------------------------
+# lengths and counts
+
+
+def write_count(out: bytearray, n: int | None, compact: bool) -> None:
+    """Write an array count; None writes the null marker."""
+    if compact:
+        out += uvarint(0 if n is None else n + 1)
+    else:
+        out += pack_int32(-1 if n is None else n)
+
+
+def count_size(n: int | None, compact: bool) -> int:
+    return uvarint_size(0 if n is None else n + 1) if compact else 4
+
+
+# ---------------------------------------------------------------------------------------------
+# strings
+
+
+def read_string(buf: bytes, pos: int) -> tuple[str | None, int]:
+    """Classic string: int16 length (-1 null) then UTF-8."""
+    if pos + 2 > len(buf):
+        raise DecodeError("truncated string length", offset=pos)
+    (n,) = unpack_int16(buf, pos)
+    pos += 2
+    if n < 0:  # Kafka reads any negative length as null
+        return None, pos
+    end = _check_room(buf, pos, n, "string")
+    return _utf8(buf, pos, end), end
+
+
+def read_compact_string(buf: bytes, pos: int) -> tuple[str | None, int]:
+    """Compact string: unsigned varint length+1 (0 null) then UTF-8."""
+    n, pos = read_uvarint(buf, pos)
+    if n == 0:
+        return None, pos
+    n -= 1
+    if n > MAX_STRING_BYTES:
+        raise DecodeError(f"string length {n} exceeds Kafka's limit of {MAX_STRING_BYTES} bytes", offset=pos)
+    end = _check_room(buf, pos, n, "string")
+    return _utf8(buf, pos, end), end
+
+
+def read_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
+    """A classic string that must not be null."""
+    value, pos = read_string(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable string was null", offset=pos - 2)
+    return value, pos
+
+
+def read_compact_string_nn(buf: bytes, pos: int) -> tuple[str, int]:
+    """A compact string that must not be null."""
+    value, end = read_compact_string(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable string was null", offset=pos)
+    return value, end
+
+
+def _utf8(buf: bytes, start: int, end: int) -> str:
+    try:
+        return str(buf[start:end], "utf-8")
+    except UnicodeDecodeError as exc:
+        raise DecodeError(f"invalid UTF-8 in string: {exc.reason}", offset=start + exc.start) from None
+
+
+def encode_string(value: str) -> bytes:
+    try:
+        data = value.encode("utf-8")
+    except (AttributeError, UnicodeEncodeError) as exc:
+        raise EncodeError(f"not a valid string: {exc}") from None
+    if len(data) > MAX_STRING_BYTES:
+        raise EncodeError(f"string of {len(data)} UTF-8 bytes exceeds Kafka's limit of {MAX_STRING_BYTES}")
+    return data
+
+
+def write_string(out: bytearray, value: str | None) -> None:
+    if value is None:
+        out += b"\xff\xff"
+        return
+    data = encode_string(value)
+    out += pack_int16(len(data))
+    out += data
+
+
+def write_compact_string(out: bytearray, value: str | None) -> None:
+    if value is None:
+        out.append(0)
+        return
+    data = encode_string(value)
+    out += uvarint(len(data) + 1)
+    out += data
+
+
+def string_size(value: str | None) -> int:
+    return 2 if value is None else 2 + len(encode_string(value))
+
+
+def compact_string_size(value: str | None) -> int:
+    if value is None:
+        return 1
+    n = len(encode_string(value))
+    return uvarint_size(n + 1) + n
+
+
+# ---------------------------------------------------------------------------------------------
+# bytes and records
+
+
+def read_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
+    """Classic bytes: int32 length (-1 null)."""
+    if pos + 4 > len(buf):
+        raise DecodeError("truncated bytes length", offset=pos)
+    (n,) = unpack_int32(buf, pos)
+    pos += 4
+    if n < 0:  # Kafka reads any negative length as null
+        return None, pos
+    end = _check_room(buf, pos, n, "bytes")
+    return buf[pos:end], end
+
+
+def read_compact_bytes(buf: bytes, pos: int) -> tuple[bytes | None, int]:
+    n, pos = read_uvarint(buf, pos)
+    if n == 0:
+        return None, pos
+    end = _check_room(buf, pos, n - 1, "bytes")
+    return buf[pos:end], end
+
+
+def read_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
+    value, end = read_bytes(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable bytes were null", offset=pos)
+    return value, end
+
+
+def read_compact_bytes_nn(buf: bytes, pos: int) -> tuple[bytes, int]:
+    value, end = read_compact_bytes(buf, pos)
+    if value is None:
+        raise DecodeError("non-nullable bytes were null", offset=pos)
+    return value, end
+
+
+def write_records(out: bytearray, value: object, compact: bool) -> None:
+    """Write a records field given as bytes, a RecordsView (its ``raw`` memoryview), or None."""
+    if value is None:
+        out += b"\x00" if compact else b"\xff\xff\xff\xff"
+        return
+    data = getattr(value, "raw", value)
+    n = len(data)  # type: ignore[arg-type]
+    out += uvarint(n + 1) if compact else pack_int32(n)
+    out += data  # type: ignore[arg-type]
+
+
+def records_size(value: Sized | None, compact: bool) -> int:
+    if value is None:
+        return 1 if compact else 4
+    return (uvarint_size(len(value) + 1) if compact else 4) + len(value)
+
+
+def write_bytes(out: bytearray, value: bytes | None) -> None:
+    if value is None:
+        out += b"\xff\xff\xff\xff"
+        return
+    out += pack_int32(len(value))
+    out += value
+
+
+def write_compact_bytes(out: bytearray, value: bytes | None) -> None:
+    if value is None:
+        out.append(0)
+        return
+    out += uvarint(len(value) + 1)
+    out += value
+
+
+def bytes_size(value: bytes | None) -> int:
+    return 4 if value is None else 4 + len(value)
+
+
+def compact_bytes_size(value: bytes | None) -> int:
+    return 1 if value is None else uvarint_size(len(value) + 1) + len(value)
+
+
+# ---------------------------------------------------------------------------------------------
+# uuid
+
+_ZERO_UUID = UUID(int=0)
+
+
+def uuid_bytes(value: UUID) -> bytes:
+    try:
+        return value.bytes
+    except AttributeError:
+        raise EncodeError(f"expected a uuid.UUID, got {type(value).__name__}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# arrays of fixed-width primitives, in one struct call
+
+_ARRAY_FORMATS: dict[tuple[str, int], struct.Struct] = {}
+
+
+def _array_struct(code: str, n: int) -> struct.Struct:
+    key = (code, n)
+    s = _ARRAY_FORMATS.get(key)
+    if s is None:
+        s = struct.Struct(f">{n}{code}")
+        if len(_ARRAY_FORMATS) < 4096:
+            _ARRAY_FORMATS[key] = s
+    return s
+
+
+# Unpackers/packers for short arrays of each fixed-width type, indexed by element count, so that
+# generated code reads a small array with one call and no format string to build.
+SMALL_ARRAY = 32
+UNPACK_ARRAY = {code: tuple(struct.Struct(f">{n}{code}").unpack_from for n in range(SMALL_ARRAY))
+                for code in ("?", "b", "h", "H", "i", "I", "q", "d")}
+PACK_ARRAY = {code: tuple(struct.Struct(f">{n}{code}").pack for n in range(SMALL_ARRAY))
+              for code in ("?", "b", "h", "H", "i", "I", "q", "d")}
+
+
+def read_fixed_array(buf: bytes, pos: int, n: int, code: str, width: int) -> tuple[list, int]:
+    end = pos + n * width
+    if end > len(buf):
+        raise DecodeError(f"array of {n} elements runs past the end of the buffer", offset=pos)
+    return list(_array_struct(code, n).unpack_from(buf, pos)), end
+
+
+def write_fixed_array(out: bytearray, values: Sequence, code: str) -> None:
+    try:
+        out += _array_struct(code, len(values)).pack(*values)
+    except struct.error as exc:
+        raise EncodeError(f"array element out of range: {exc}") from None
+
+
+# ---------------------------------------------------------------------------------------------
+# tagged sections
+
+
+def write_tagged(out: bytearray, known: list[tuple[int, bytes | bytearray]],
+                 unknown: Sequence[tuple[int, bytes]]) -> None:
+    """Write a tagged section: known and unknown fields merged in ascending tag order."""
+    fields = known + list(unknown) if unknown else known
+    if unknown:
+        fields.sort(key=_tag_of)
+    out += uvarint(len(fields))
+    for tag, payload in fields:
+        out += uvarint(tag)
+        out += uvarint(len(payload))
+        out += payload
+
+
+def _tag_of(item: tuple[int, bytes | bytearray]) -> int:
+    return item[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# turning low-level failures into kwire errors that name the field
+
+DECODE_FAILURES = (ValueError, IndexError, struct.error)
+ENCODE_FAILURES = (ValueError, TypeError, AttributeError, OverflowError, struct.error)
+
+
+def _join(label: str, index: int, inner: str) -> str:
+    """``label`` with its ``[]`` filled by the element ``index`` (when >= 0), then ``inner``."""
+    return join_path(label.replace("[]", f"[{index}]" if index >= 0 else ""), inner)
+
+
+def decode_failure(exc: BaseException, label: str, index: int, pos: int) -> DecodeError:
+    """Re-raise ``exc`` as a DecodeError whose path starts with the failing field."""
+    if isinstance(exc, DecodeError):
+        err = DecodeError(exc.reason, path=_join(label, index, exc.path),
+                          offset=exc.offset if exc.offset is not None else pos)
+        err.__class__ = type(exc)
+        return err
+    if isinstance(exc, (IndexError, struct.error)):
+        return DecodeError("input ends in the middle of a field", path=_join(label, index, ""), offset=pos)
+    return DecodeError(f"invalid data: {exc}", path=_join(label, index, ""), offset=pos)
+
+
+def encode_failure(exc: BaseException, label: str) -> EncodeError:
+    if isinstance(exc, EncodeError):
+        return EncodeError(exc.reason, path=join_path(label, exc.path))
+    return EncodeError(f"cannot encode value: {exc}", path=label)

@@ -1,0 +1,257 @@
+"""The base class of every generated class, and the readers generated code calls in hot loops.
+
+This module must stay compilable by mypyc: plain annotated code, absolute imports, nothing
+dynamic. ``kwire generate --compile`` copies it verbatim into the compiled package as
+``_base.py`` and compiles it in the same group as the generated modules, so that the generated
+classes are native classes with a native base (mypyc cannot give a native class a base that is
+compiled elsewhere, nor compile a kwire module in place without shadowing kwire's own sources).
+Pure-Python packages use it from here, through ``kwire.wire.message``.
+"""
+from __future__ import annotations
+
+import struct
+from typing import Any, Callable, ClassVar, Final, TypeVar
+from uuid import UUID, SafeUUID
+
+from kwire.wire.errors import DecodeError, UnsupportedVersionError
+
+T = TypeVar("T", bound="GeneratedStruct")
+
+_unpack_int32: Final = struct.Struct(">i").unpack_from
+
+
+class GeneratedStruct:
+    """Common API of every generated class (messages and nested structs).
+
+    Generated modules hand their per-version functions to each class as tables indexed by
+    version (``_READERS`` etc.); this class turns the tables into the public API.
+    """
+
+    __slots__ = ()
+
+    NAME: ClassVar[str]
+    VALID_VERSIONS: ClassVar[tuple[int, int]]
+    FIELDS: ClassVar[tuple[Any, ...]]  # kwire.wire.message.FieldInfo
+    _MAP_KEYS: ClassVar[tuple[str, ...]] = ()
+    _READERS: ClassVar[tuple[Callable | None, ...]]
+    _WRITERS: ClassVar[tuple[Callable | None, ...]]
+    _SIZERS: ClassVar[tuple[Callable | None, ...]]
+
+    # Fields whose default is a new struct or list, which pure-Python readers leave unset when
+    # the version has no such field or the tagged field is absent: attribute name -> factory
+    # (kwire.wire.message gives the pure-Python class the __getattr__ that uses it).
+    _LAZY_DEFAULTS: ClassVar[dict[str, Callable[[], Any]]] = {}
+
+    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+
+    # --- version dispatch -------------------------------------------------------------------
+    @classmethod
+    def _table_entry(cls, table: tuple[Callable | None, ...], version: int) -> Callable:
+        if type(version) is int and 0 <= version < len(table):
+            fn = table[version]
+            if fn is not None:
+                return fn
+        low, high = cls.VALID_VERSIONS
+        raise UnsupportedVersionError(f"{cls.NAME} has no version {version!r} (valid: {low}..{high})")
+
+    # --- encoding ---------------------------------------------------------------------------
+    def encode(self, version: int) -> bytes:
+        """The message body at ``version``."""
+        out = bytearray()
+        self._table_entry(self._WRITERS, version)(self, out)
+        return bytes(out)
+
+    def write(self, out: bytearray, version: int) -> None:
+        """Append the body at ``version`` to ``out``."""
+        self._table_entry(self._WRITERS, version)(self, out)
+
+    def size(self, version: int) -> int:
+        """The encoded size at ``version``, computed without encoding."""
+        size: int = self._table_entry(self._SIZERS, version)(self)
+        return size
+
+    # --- decoding ---------------------------------------------------------------------------
+    @classmethod
+    def decode(cls: type[T], data: bytes | bytearray | memoryview, version: int) -> T:
+        """Decode a whole buffer; bytes left over are an error."""
+        buf = data if type(data) is bytes else bytes(data)
+        obj, pos = cls._table_entry(cls._READERS, version)(buf, 0)
+        if pos != len(buf):
+            raise DecodeError(f"{len(buf) - pos} bytes left after {cls.NAME} v{version}", offset=pos)
+        result: T = obj
+        return result
+
+    @classmethod
+    def read(cls: type[T], buf: bytes, pos: int, version: int) -> tuple[T, int]:
+        """Decode one instance starting at ``pos``; return it and the position after it."""
+        if type(buf) is not bytes:
+            buf = bytes(buf)
+        if not 0 <= pos <= len(buf):
+            raise DecodeError(f"start position {pos} is outside the buffer", offset=pos)
+        result: tuple[T, int] = cls._table_entry(cls._READERS, version)(buf, pos)
+        return result
+
+    # --- Kafka's JSON form ------------------------------------------------------------------
+    def to_dict(self, version: int) -> dict[str, Any]:
+        """Kafka's JSON-converter form at ``version`` (see kwire.wire.jsonform for the extensions)."""
+        from kwire.wire.jsonform import struct_to_dict
+
+        self._table_entry(self._WRITERS, version)
+        obj: Any = self  # in a compiled package this is the package's copy of the class
+        return struct_to_dict(obj, version)
+
+    @classmethod
+    def from_dict(cls: type[T], data: dict[str, Any], version: int) -> T:
+        from kwire.wire.jsonform import struct_from_dict
+
+        cls._table_entry(cls._READERS, version)
+        target: Any = cls
+        result: T = struct_from_dict(target, data, version)
+        return result
+
+    def _map_key(self) -> tuple:
+        return tuple(getattr(self, name) for name in self._MAP_KEYS)
+
+
+# --- big-endian integers at an offset --------------------------------------------------------
+# Compiled builds read fixed-width fields with these instead of struct.unpack_from: compiled,
+# they are a few machine instructions with no tuple or call through Python (the pure-Python
+# build keeps struct, which is faster there). Past the end of ``buf`` they raise IndexError,
+# which the generated readers turn into a DecodeError naming the field.
+
+def read_int8(buf: bytes, pos: int) -> int:
+    v = buf[pos]
+    return v - 0x100 if v >= 0x80 else v
+
+
+def read_bool(buf: bytes, pos: int) -> bool:
+    return buf[pos] != 0  # Kafka reads any non-zero byte as true
+
+
+def read_uint16(buf: bytes, pos: int) -> int:
+    return buf[pos] << 8 | buf[pos + 1]
+
+
+def read_int16(buf: bytes, pos: int) -> int:
+    v = buf[pos] << 8 | buf[pos + 1]
+    return v - 0x10000 if v >= 0x8000 else v
+
+
+def read_uint32(buf: bytes, pos: int) -> int:
+    return buf[pos] << 24 | buf[pos + 1] << 16 | buf[pos + 2] << 8 | buf[pos + 3]
+
+
+def read_int32(buf: bytes, pos: int) -> int:
+    v = buf[pos] << 24 | buf[pos + 1] << 16 | buf[pos + 2] << 8 | buf[pos + 3]
+    return v - 0x100000000 if v >= 0x80000000 else v
+
+
+def read_int64(buf: bytes, pos: int) -> int:
+    high = buf[pos] << 24 | buf[pos + 1] << 16 | buf[pos + 2] << 8 | buf[pos + 3]
+    low = buf[pos + 4] << 24 | buf[pos + 5] << 16 | buf[pos + 6] << 8 | buf[pos + 7]
+    if high >= 0x80000000:
+        return ((high - 0x100000000) << 32) | low
+    return high << 32 | low
+
+
+# --- variable-length pieces read in hot loops --------------------------------------------------
+# (kwire.wire.primitives re-exports them; generated code calls them through kwire.wire.primitives when pure, directly
+# when compiled, so that no Python frame is entered.)
+
+def read_uvarint(buf: bytes, pos: int) -> tuple[int, int]:
+    """Read an unsigned varint; at most 5 bytes and at most 2**32 - 1."""
+    try:
+        b = buf[pos]
+        if b < 0x80:
+            return b, pos + 1
+        value = b & 0x7F
+        shift = 7
+        while True:
+            pos += 1
+            b = buf[pos]
+            value |= (b & 0x7F) << shift
+            if b < 0x80:
+                break
+            shift += 7
+            if shift > 28:
+                raise DecodeError("unsigned varint is longer than 5 bytes", offset=pos)
+    except IndexError:
+        raise DecodeError("truncated unsigned varint", offset=pos) from None
+    if value > 0xFFFFFFFF:
+        raise DecodeError("unsigned varint exceeds 32 bits", offset=pos)
+    return value, pos + 1
+
+
+def check_room(buf: bytes, pos: int, length: int, what: str) -> int:
+    end = pos + length
+    if end > len(buf):
+        raise DecodeError(f"{what} of length {length} runs past the end of the buffer "
+                          f"({len(buf) - pos} bytes left)", offset=pos)
+    return end
+
+
+def _read_size_prefix(buf: bytes, pos: int, compact: bool, what: str) -> tuple[int, int]:
+    """A count or length: unsigned varint n+1 (compact) or int32 n; -1 means null.
+
+    Kafka reads any negative int32 as null, so every negative comes back as -1.
+    """
+    if compact:
+        n, new_pos = read_uvarint(buf, pos)
+        return n - 1, new_pos
+    if pos + 4 > len(buf):
+        raise DecodeError(f"truncated {what}", offset=pos)
+    (n,) = _unpack_int32(buf, pos)
+    return (n if n >= 0 else -1), pos + 4
+
+
+def read_count(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
+    """Read an array count; -1 means null. Refuse counts larger than the bytes left."""
+    n, new_pos = _read_size_prefix(buf, pos, compact, "array length")
+    if n > len(buf) - new_pos:
+        raise DecodeError(f"array of {n} elements cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
+    return n, new_pos
+
+
+def read_length(buf: bytes, pos: int, compact: bool) -> tuple[int, int]:
+    """The length of a bytes/records value (-1 for null), checked against the bytes left."""
+    n, pos = _read_size_prefix(buf, pos, compact, "bytes length")
+    if n > len(buf) - pos:
+        raise DecodeError(f"records of length {n} run past the end of the buffer "
+                          f"({len(buf) - pos} bytes left)", offset=pos)
+    return n, pos
+
+
+_new_object = object.__new__
+_set_attribute = object.__setattr__
+_UUID_SAFETY = SafeUUID.unknown
+
+
+def read_uuid(buf: bytes, pos: int) -> tuple[UUID, int]:
+    end = pos + 16
+    if end > len(buf):
+        raise DecodeError("truncated uuid", offset=pos)
+    # UUID(bytes=...) validates its arguments in Python; the bytes are known good here, so set
+    # the two slots directly (what UUID.__init__ ends with), about 3x faster.
+    u = _new_object(UUID)
+    _set_attribute(u, "int", int.from_bytes(buf[pos:end], "big"))
+    _set_attribute(u, "is_safe", _UUID_SAFETY)
+    return u, end
+
+
+def read_tag_header(buf: bytes, pos: int) -> tuple[int, int, int]:
+    """Read (tag, payload end, payload start) and check the payload fits."""
+    tag, pos = read_uvarint(buf, pos)
+    size, pos = read_uvarint(buf, pos)
+    end = pos + size
+    if end > len(buf):  # (the message is built only on failure)
+        raise DecodeError(f"tagged field {tag} of length {size} runs past the end of the buffer "
+                          f"({len(buf) - pos} bytes left)", offset=pos)
+    return tag, end, pos
+
+
+def read_tag_count(buf: bytes, pos: int) -> tuple[int, int]:
+    """Number of tagged fields; each takes at least two bytes, so refuse impossible counts."""
+    n, new_pos = read_uvarint(buf, pos)
+    if 2 * n > len(buf) - new_pos:
+        raise DecodeError(f"{n} tagged fields cannot fit in the {len(buf) - new_pos} bytes left", offset=pos)
+    return n, new_pos

@@ -1,0 +1,177 @@
+"""The mypyc-compiled build decodes and encodes exactly as the pure-Python build.
+
+The compiled modules (``kwcompiled``, see tests/compiled_build.py) are held to the same outside
+references as generated/: the hand-worked vectors of test_golden_vectors, kio's encoder and
+parser (test_kio_differential's check), and the captured client/broker frames. On top, every
+truncation and a sweep of corrupted inputs must fail the same way in both builds (same
+DecodeError reason, field path and offset), since the compiled readers read fixed-width fields
+their own way.
+"""
+from __future__ import annotations
+
+import inspect
+import random
+import sys
+import uuid
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from kwire import generated
+import tests.generated.test_golden_vectors as golden
+from kwire.generator.native_build import extension_suffix
+from kwire.wire.errors import KwireError
+from tests.generated.compiled_build import SUBSET
+from tests.network.test_captures import all_seen, deviation
+from tests.generated.test_kio_differential import KIO, PAIRS, check_agreement, entity_strategy
+
+
+def compiled_class(package, cls: type) -> type:
+    """The compiled twin of a generated/ class (messages and nested structs alike)."""
+    module = sys.modules[cls.__module__.replace("kwire.generated.", f"{package.__name__}.", 1)]
+    return getattr(module, cls.__name__)
+
+
+def test_only_the_subset_is_compiled(compiled_generated) -> None:
+    for name, cls in compiled_generated.MESSAGES.items():
+        compiled = sys.modules[cls.__module__].__file__.endswith(extension_suffix())
+        assert compiled == (name in SUBSET), name
+    # the pure modules of the package still import from kwire, the compiled ones from _base
+    assert compiled_generated.ApiVersionsResponse.__mro__[1].__module__ == "kwcompiled._base"
+    assert compiled_generated.FetchRequest.__mro__[1].__module__ == "kwire.wire.struct_base"
+
+
+# --- hand-worked vectors -------------------------------------------------------------------------
+
+def golden_cases() -> list:
+    """Every test of test_golden_vectors, expanded over its parametrize marks."""
+    cases = []
+    for name, fn in inspect.getmembers(golden, inspect.isfunction):
+        if not name.startswith("test_"):
+            continue
+        marks = [m for m in getattr(fn, "pytestmark", []) if m.name == "parametrize"]
+        if not marks:
+            cases.append(pytest.param(fn, {}, id=name))
+            continue
+        (mark,) = marks
+        argname = mark.args[0]
+        for value in mark.args[1]:
+            cases.append(pytest.param(fn, {argname: value}, id=f"{name}[{value}]"))
+    return cases
+
+
+@pytest.mark.parametrize(("test", "kwargs"), golden_cases())
+def test_hand_worked_vectors(test, kwargs, compiled_generated, monkeypatch) -> None:
+    # run the very same test with the module's generated classes swapped for compiled ones
+    swapped = 0
+    for name, value in vars(golden).items():
+        if isinstance(value, type) and value.__module__.startswith("kwire.generated."):
+            monkeypatch.setattr(golden, name, compiled_class(compiled_generated, value))
+            swapped += 1
+    assert swapped >= 5
+    test(**kwargs)
+
+
+# --- kio -------------------------------------------------------------------------------------------
+
+KIO_PAIRS = [(name, version) for name, version, source in PAIRS if source == "generated" and name in SUBSET]
+
+
+def test_kio_pairs_cover_the_subset() -> None:
+    assert {name for name, _ in KIO_PAIRS} >= {"ApiVersionsResponse", "MetadataResponse", "FetchResponse"}
+    assert len(KIO_PAIRS) >= 40
+
+
+@pytest.mark.parametrize(("name", "version"), KIO_PAIRS, ids=[f"{n}-v{v}" for n, v in KIO_PAIRS])
+def test_kio_and_compiled_kwire_agree(name: str, version: int, compiled_generated) -> None:
+    kwire_cls = compiled_generated.MESSAGES[name]
+
+    @settings(max_examples=15, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(entity_strategy(KIO[(name, version)]))
+    def agree(entity) -> None:
+        check_agreement(entity, kwire_cls, version)
+
+    agree()
+
+
+# --- captured frames ---------------------------------------------------------------------------
+
+def test_captured_frames_decode_and_re_encode_the_same(compiled_generated) -> None:
+    checked = set()
+    for seen in all_seen():
+        if seen.parsed is None or deviation(seen.capture, seen.entry) is not None:
+            continue
+        pure = seen.parsed.body
+        name = type(pure).NAME
+        if name not in SUBSET:
+            continue
+        version = seen.entry["api_version"]
+        body = seen.data[seen.body_start():]
+        compiled = compiled_generated.MESSAGES[name].decode(body, version)
+        assert compiled.to_dict(version) == pure.to_dict(version), seen.name
+        assert compiled.encode(version) == body, seen.name
+        assert compiled.size(version) == len(body), seen.name
+        checked.add((name, version))
+    assert {name for name, _ in checked} >= {"ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest",
+                                            "MetadataResponse", "FetchResponse"}
+
+
+# --- same failures -------------------------------------------------------------------------------
+
+def failure(cls: type, data: bytes, version: int) -> tuple:
+    """What decoding does: the JSON form of the result, or the error's type, reason, path, offset."""
+    try:
+        return ("ok", cls.decode(data, version).to_dict(version))
+    except KwireError as exc:
+        return (type(exc).__name__, getattr(exc, "reason", str(exc)), getattr(exc, "path", ""),
+                getattr(exc, "offset", None))
+
+
+def sample_messages() -> list[tuple[str, int, bytes]]:
+    from kwire.generated.api_versions_response import ApiVersion, ApiVersionsResponse, SupportedFeatureKey
+    from kwire.generated.metadata_response import MetadataResponse, MetadataResponsePartition, MetadataResponseTopic
+    from kwire.generated.partition_record import PartitionRecord
+
+    api = ApiVersionsResponse(api_keys=[ApiVersion(api_key=k, max_version=k % 5) for k in range(5)],
+                              supported_features=[SupportedFeatureKey(name="kraft.version", max_version=1)],
+                              finalized_features_epoch=3)
+    metadata = MetadataResponse(cluster_id="c", topics=[MetadataResponseTopic(
+        name="t", topic_id=uuid.UUID(int=7), partitions=[MetadataResponsePartition(
+            partition_index=p, leader_id=1, replica_nodes=[1, 2, -3], isr_nodes=[1]) for p in range(2)])])
+    record = PartitionRecord(partition_id=1, topic_id=uuid.UUID(int=9), replicas=[1, 2], isr=[1],
+                             leader=-2, directories=[uuid.UUID(int=1), uuid.UUID(int=2)])
+    return [("ApiVersionsResponse", 3, api.encode(3)), ("ApiVersionsResponse", 0, api.encode(0)),
+            ("MetadataResponse", 12, metadata.encode(12)), ("MetadataResponse", 1, metadata.encode(1)),
+            ("PartitionRecord", 1, record.encode(1)), ("PartitionRecord", 0, PartitionRecord(
+                partition_id=1, topic_id=uuid.UUID(int=9), replicas=[1, 2], isr=[1], leader=-2).encode(0))]
+
+
+@pytest.mark.parametrize(("name", "version", "data"), sample_messages(),
+                         ids=[f"{n}-v{v}" for n, v, _ in sample_messages()])
+def test_truncated_and_corrupted_input_fails_the_same_way(name, version, data, compiled_generated) -> None:
+    pure, compiled = generated.MESSAGES[name], compiled_generated.MESSAGES[name]
+    assert failure(compiled, data, version) == failure(pure, data, version) != ("ok", None)
+    for end in range(len(data)):
+        assert failure(compiled, data[:end], version) == failure(pure, data[:end], version), end
+    rng = random.Random(f"{name}-{version}")
+    for _ in range(300):
+        mangled = bytearray(data)
+        for _ in range(rng.randint(1, 3)):
+            mangled[rng.randrange(len(mangled))] = rng.choice([0, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+        assert failure(compiled, bytes(mangled), version) == failure(pure, bytes(mangled), version), mangled.hex()
+
+
+def test_compiled_objects_keep_the_public_api(compiled_generated) -> None:
+    from kwcompiled.fetch_response import EpochEndOffset, PartitionData
+
+    first, second = PartitionData(), PartitionData()
+    assert first.diverging_epoch == EpochEndOffset() and first.diverging_epoch is not second.diverging_epoch
+    first.diverging_epoch.epoch = 5  # a default struct is the caller's to mutate
+    assert second.diverging_epoch.epoch == -1
+    decoded = PartitionData.decode(PartitionData(records=b"").encode(12), 12)
+    assert decoded.aborted_transactions == [] and decoded.diverging_epoch == EpochEndOffset()
+    with pytest.raises(KwireError):
+        PartitionData.decode(b"\x00", 12)
+    with pytest.raises(KwireError):
+        PartitionData(partition_index=2**31).encode(12)

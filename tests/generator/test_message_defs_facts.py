@@ -1,0 +1,349 @@
+"""Checks kwire's own message definitions against upstream Kafka's.
+
+kwire writes its definitions in ``message_defs/`` by hand.  kafka-python ships Kafka's client
+definitions in its wheel; wherever a file of the same name exists there, every wire fact
+(everything except ``about`` texts and comments) must agree with it, version by version.
+
+The comment stripper and the version-range parser are deliberately local: this test must not
+share code with ``generator/loader.py``, which it indirectly checks.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.paths import MESSAGE_DEFS as DEFS_DIR
+UPSTREAM_DIR = Path(str(importlib.resources.files("kafka.protocol.schemas") / "resources"))
+
+TOP_LEVEL_KEYS = {
+    "apiKey", "type", "name", "validVersions", "flexibleVersions", "latestVersionUnstable",
+    "listeners", "deprecatedVersions", "commonStructs", "fields",
+}
+FIELD_KEYS = {
+    "name", "type", "versions", "nullableVersions", "taggedVersions", "tag", "ignorable",
+    "default", "mapKey", "entityType", "zeroCopy", "flexibleVersions", "about", "fields",
+}
+MESSAGE_TYPES = {
+    "request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value",
+}
+# Field facts that do not depend on the version being looked at.
+PLAIN_FIELD_FACTS = ("type", "default", "mapKey", "ignorable", "entityType", "zeroCopy")
+
+
+# ---------------------------------------------------------------- reading definitions
+
+def strip_comments(text: str) -> str:
+    """Remove // and /* */ comments that are outside JSON strings.
+
+    Comments become whitespace (newlines kept) so json errors still point at the right line.
+    """
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            end = i + 1
+            while end < n and text[end] != '"':
+                end += 2 if text[end] == "\\" else 1
+            if end >= n:
+                raise ValueError(f"unterminated string starting at offset {i}")
+            out.append(text[i:end + 1])
+            i = end + 1
+        elif text.startswith("//", i):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+        elif text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise ValueError(f"unterminated block comment at offset {i}")
+            out.append(re.sub(r"[^\n]", " ", text[i:end + 2]))
+            i = end + 2
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def load_definition(path: Path) -> dict:
+    return json.loads(strip_comments(path.read_text(encoding="utf-8")))
+
+
+# ---------------------------------------------------------------- normalising lenient scalars
+
+_RANGE = re.compile(r"^(\d+)(?:(\+)|-(\d+))?$")
+
+
+def version_set(spec: str | None, ceiling: int = 0x7FFF) -> frozenset[int]:
+    """Versions named by "N", "A-B", "N+" or "none" (None counts as "none")."""
+    if spec is None or spec.strip() == "none":
+        return frozenset()
+    match = _RANGE.match(spec.strip())
+    if not match:
+        raise ValueError(f"bad version spec {spec!r}")
+    low = int(match.group(1))
+    high = ceiling if match.group(2) else int(match.group(3) or low)
+    return frozenset(range(low, high + 1))
+
+
+def as_bool(value) -> bool:
+    # Upstream writes booleans both as JSON booleans and as the strings "true"/"false".
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise ValueError(f"not a boolean: {value!r}")
+
+
+def as_default(value):
+    # Kafka accepts numeric, boolean and string defaults alike; compare their meaning.
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, str):
+        text = value.strip()
+        if re.fullmatch(r"-?(0x[0-9a-fA-F]+|\d+)", text):
+            return str(int(text, 0))
+        return text
+    return value  # None: Kafka reads "default": null as no default at all.
+
+
+def field_versions(field: dict) -> frozenset[int]:
+    # A field with only taggedVersions exists in exactly those versions.
+    return version_set(field.get("versions") or field.get("taggedVersions"))
+
+
+# ---------------------------------------------------------------- per-version projection
+
+def project_fields(fields: list[dict], version: int, structs: dict[str, dict]) -> list[dict]:
+    """The wire facts of the fields present at ``version``, in declaration order."""
+    projected = []
+    for field in fields:
+        if version not in field_versions(field):
+            continue
+        facts = {"name": field["name"]}
+        for key in PLAIN_FIELD_FACTS:
+            if key not in field:
+                continue
+            raw = field[key]
+            if key == "default" and raw is None:
+                continue  # Kafka reads "default": null as no default given
+            if key == "default":
+                facts[key] = as_default(raw)
+            elif key in ("mapKey", "ignorable", "zeroCopy"):
+                facts[key] = as_bool(raw)
+            else:
+                facts[key] = raw
+        facts["nullable"] = version in version_set(field.get("nullableVersions"))
+        tagged = version in version_set(field.get("taggedVersions"))
+        facts["tagged"] = tagged
+        if tagged:
+            facts["tag"] = int(field["tag"])
+        if "flexibleVersions" in field:
+            facts["flexible_override"] = version in version_set(field["flexibleVersions"])
+        struct_name = field["type"].removeprefix("[]")
+        children = field.get("fields")
+        if children is None and struct_name in structs:
+            children = structs[struct_name]["fields"]
+        if children is not None:
+            facts["fields"] = project_fields(children, version, structs)
+        projected.append(facts)
+    return projected
+
+
+def project(definition: dict, version: int) -> dict:
+    structs = {s["name"]: s for s in definition.get("commonStructs", [])}
+    return {
+        "flexible": version in version_set(definition.get("flexibleVersions")),
+        "fields": project_fields(definition.get("fields", []), version, structs),
+    }
+
+
+def message_facts(definition: dict) -> dict:
+    """Facts of the message as a whole that do not vary with the version."""
+    facts = {key: definition.get(key) for key in ("apiKey", "type", "name", "deprecatedVersions")}
+    facts["listeners"] = sorted(definition.get("listeners", []))
+    facts["latestVersionUnstable"] = as_bool(definition.get("latestVersionUnstable", False))
+    facts["commonStructs"] = {
+        s["name"]: sorted(version_set(s.get("versions"), ceiling=200))
+        for s in definition.get("commonStructs", [])
+    }
+    return facts
+
+
+def first_difference(ours, theirs, path: str = "") -> str | None:
+    """Where two projections first disagree, as a readable path; None when equal."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        for key in list(ours) + [k for k in theirs if k not in ours]:
+            if key not in ours or key not in theirs:
+                return f"{path}.{key}: ours={ours.get(key, '<absent>')!r} upstream={theirs.get(key, '<absent>')!r}"
+            found = first_difference(ours[key], theirs[key], f"{path}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(ours, list) and isinstance(theirs, list):
+        our_names = [f.get("name") for f in ours if isinstance(f, dict)]
+        their_names = [f.get("name") for f in theirs if isinstance(f, dict)]
+        if our_names != their_names:
+            return f"{path}: field names differ: ours={our_names} upstream={their_names}"
+        for index, (a, b) in enumerate(zip(ours, theirs)):
+            label = a.get("name", index) if isinstance(a, dict) else index
+            found = first_difference(a, b, f"{path}[{label}]")
+            if found:
+                return found
+        if len(ours) != len(theirs):
+            extra = ours[len(theirs):] or theirs[len(ours):]
+            names = [f.get("name") if isinstance(f, dict) else f for f in extra]
+            side = "ours" if len(ours) > len(theirs) else "upstream"
+            return f"{path}: only {side} has {names}"
+        return None
+    return None if ours == theirs else f"{path}: ours={ours!r} upstream={theirs!r}"
+
+
+def compare_definitions(ours: dict, theirs: dict) -> list[str]:
+    """All disagreements in wire facts, over the versions both definitions share."""
+    problems = []
+    found = first_difference(message_facts(ours), message_facts(theirs), "message")
+    if found:
+        problems.append(found)
+    our_versions = version_set(ours["validVersions"], ceiling=0)
+    their_versions = version_set(theirs["validVersions"], ceiling=0)
+    if max(our_versions, default=-1) < max(their_versions, default=-1):
+        problems.append(
+            f"validVersions {ours['validVersions']!r} is older than upstream {theirs['validVersions']!r}"
+        )
+    if min(our_versions, default=-1) != min(their_versions, default=-1):
+        problems.append(
+            f"lowest version differs: {ours['validVersions']!r} vs {theirs['validVersions']!r}"
+        )
+    for version in sorted(our_versions & their_versions):
+        found = first_difference(project(ours, version), project(theirs, version), f"v{version}")
+        if found:
+            problems.append(found)
+    return problems
+
+
+# ---------------------------------------------------------------- the tests
+
+OUR_FILES = sorted(DEFS_DIR.glob("*.json"))
+SHARED_FILES = [path for path in OUR_FILES if (UPSTREAM_DIR / path.name).is_file()]
+
+
+def test_there_is_something_to_check():
+    assert UPSTREAM_DIR.is_dir(), f"kafka-python definitions not found at {UPSTREAM_DIR}"
+    assert OUR_FILES, f"no definitions in {DEFS_DIR}"
+    assert SHARED_FILES, "no definition of ours has an upstream counterpart in kafka-python"
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: p.stem)
+def test_wire_facts_match_upstream(path: Path):
+    problems = compare_definitions(load_definition(path), load_definition(UPSTREAM_DIR / path.name))
+    assert not problems, f"{path.name} differs from kafka-python's copy:\n" + "\n".join(problems)
+
+
+def _check_keys(fields: list[dict], where: str) -> list[str]:
+    problems = []
+    for field in fields:
+        label = f"{where}.{field.get('name', '?')}"
+        unknown = set(field) - FIELD_KEYS
+        if unknown:
+            problems.append(f"{label}: unexpected keys {sorted(unknown)}")
+        for required in ("name", "type"):
+            if required not in field:
+                problems.append(f"{label}: missing {required!r}")
+        problems += _check_keys(field.get("fields", []), label)
+    return problems
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_definition_parses_with_only_allowed_keys(path: Path):
+    definition = load_definition(path)
+    assert isinstance(definition, dict)
+    problems = []
+    unknown = set(definition) - TOP_LEVEL_KEYS
+    if unknown:
+        problems.append(f"top level: unexpected keys {sorted(unknown)}")
+    if definition.get("name") != path.stem:
+        problems.append(f"name {definition.get('name')!r} does not match the file name")
+    if definition.get("type") not in MESSAGE_TYPES:
+        problems.append(f"unknown message type {definition.get('type')!r}")
+    version_set(definition.get("validVersions"))  # raises on a malformed range
+    problems += _check_keys(definition.get("fields", []), "fields")
+    for struct in definition.get("commonStructs", []):
+        unknown = set(struct) - {"name", "versions", "fields"}
+        if unknown:
+            problems.append(f"commonStructs.{struct.get('name')}: unexpected keys {sorted(unknown)}")
+        problems += _check_keys(struct.get("fields", []), f"commonStructs.{struct.get('name')}")
+    assert not problems, f"{path.name}:\n" + "\n".join(problems)
+
+
+# ---------------------------------------------------------------- the checker itself
+
+def test_comment_stripper_keeps_comment_markers_inside_strings():
+    text = '{ // note\n "a": "x // y /* z */", /* block\n over lines */ "b": "q\\"//" }'
+    assert json.loads(strip_comments(text)) == {"a": "x // y /* z */", "b": 'q"//'}
+
+
+def test_comment_stripper_rejects_unterminated_block_comment():
+    with pytest.raises(ValueError):
+        strip_comments('{ "a": 1 /* never closed }')
+
+
+def test_version_specs():
+    assert version_set("none") == frozenset()
+    assert version_set("3") == {3}
+    assert version_set("1-3") == {1, 2, 3}
+    assert max(version_set("2+")) == 0x7FFF
+    with pytest.raises(ValueError):
+        version_set("2++")
+
+
+def _upstream_sample() -> dict:
+    return load_definition(UPSTREAM_DIR / "ApiVersionsResponse.json")
+
+
+def test_comparison_ignores_about_texts():
+    ours = _upstream_sample()
+    ours["fields"][0]["about"] = "Entirely different wording."
+    assert compare_definitions(ours, _upstream_sample()) == []
+
+
+@pytest.mark.parametrize(
+    "perturb",
+    [
+        pytest.param(lambda d: d["fields"][4].update(tag=9), id="tag"),
+        pytest.param(lambda d: d["fields"][0].update(type="int32"), id="type"),
+        pytest.param(lambda d: d["fields"][2].update(versions="2+"), id="versions"),
+        pytest.param(lambda d: d["fields"][4].update(default="-2"), id="default"),
+        pytest.param(lambda d: d["fields"][1]["fields"][0].update(mapKey=False), id="nested-mapKey"),
+        pytest.param(lambda d: d.update(flexibleVersions="4+"), id="flexibleVersions"),
+        pytest.param(lambda d: d.update(apiKey=19), id="apiKey"),
+        pytest.param(lambda d: d["fields"].pop(), id="missing-field"),
+    ],
+)
+def test_comparison_detects_a_changed_fact(perturb):
+    ours = _upstream_sample()
+    perturb(ours)
+    assert compare_definitions(ours, _upstream_sample()), "a changed wire fact went unnoticed"
+
+
+def test_comparison_accepts_lenient_spellings_of_the_same_fact():
+    ours = _upstream_sample()
+    ours["fields"][4]["tag"] = "1"          # upstream: 1
+    ours["fields"][6]["default"] = False    # upstream: "false"
+    ours["fields"][2]["ignorable"] = "true"  # upstream: true
+    assert compare_definitions(ours, _upstream_sample()) == []
+
+
+def test_comparison_uses_common_versions_when_ours_is_newer():
+    ours = _upstream_sample()
+    ours["validVersions"] = "0-5"
+    ours["fields"].append({"name": "Extra", "type": "int32", "versions": "5+"})
+    assert compare_definitions(ours, _upstream_sample()) == []
+    ours["fields"][-1]["versions"] = "4+"  # now the extra field leaks into a shared version
+    assert compare_definitions(ours, _upstream_sample())

@@ -1,0 +1,13 @@
+"""Where the test suite finds its data: the one place that knows (see tests/data/README.md)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+MESSAGE_DEFS = REPO / "message_defs"
+DATA = REPO / "tests" / "data"
+
+CAPTURES = DATA / "captures"  # frames recorded from real clients, and their record batches
+KAFKA_GO = DATA / "kafka-go" / "fixtures"  # FetchResponse frames from a real broker (hex)
+KRAFT_361 = DATA / "kraft-renoagilsaputra-kafka"  # a Kafka 3.6.1 node's metadata
+KRAFT_390 = DATA / "kraft-ichwansh03-kafka-migration-log4j2"  # a Kafka 3.9.0 node's metadata

@@ -1,0 +1,119 @@
+"""The package's architecture, checked on its import graph (every import, lazy ones included).
+
+kwire's parts depend one way: the wire core on nothing; records on the wire core; the generated
+codecs on those two; logs, network, fuzz, spark and the command line above them. The generator
+is build time: no runtime part imports it. Only ``kwire.spark`` needs PySpark.
+"""
+from __future__ import annotations
+
+import ast
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.paths import REPO
+
+# import name of each top folder (pyproject.toml's package-dir)
+FOLDERS = {"kwire": REPO / "kwire", "kwire.generator": REPO / "generator", "kwire.generated": REPO / "generated"}
+
+
+def modules() -> Iterator[tuple[str, Path]]:
+    for package, folder in FOLDERS.items():
+        for path in sorted(folder.rglob("*.py")):
+            parts = [p for p in path.relative_to(folder).with_suffix("").parts if p != "__init__"]
+            yield ".".join([package, *parts]), path
+
+
+def imported_names(module: str, path: Path) -> set[str]:
+    """Every module name ``module`` imports (``from a import b`` counts as a and a.b)."""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            names.add(source)
+            names.update(f"{source}.{alias.name}" for alias in node.names)
+    return names
+
+
+def part(name: str) -> str | None:
+    """The part of kwire a module belongs to (``kwire.logs.dump`` -> ``logs``), None outside kwire."""
+    pieces = name.split(".")
+    if pieces[0] != "kwire":
+        return None
+    return pieces[1] if len(pieces) > 1 else "kwire"
+
+
+def dependencies() -> dict[str, set[tuple[str, str]]]:
+    """part -> {(importing module, imported part)} for imports that cross parts."""
+    found: dict[str, set[tuple[str, str]]] = {}
+    for module, path in modules():
+        for name in imported_names(module, path):
+            source, target = part(module), part(name)
+            if target is not None and target != source and target != "kwire":
+                found.setdefault(source, set()).add((module, target))
+    return found
+
+
+# part -> the parts it may import. A part not listed may import any runtime part but the generator.
+ALLOWED = {
+    "wire": set(),
+    "records": {"wire"},
+    "generated": {"wire", "records"},
+    "generator": {"wire", "fuzz"},  # fuzz: the definition loader's hostile-input target plugs into that harness
+}
+RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features"}
+
+
+@pytest.mark.parametrize("source", sorted(ALLOWED))
+def test_lower_parts_import_only_what_is_below_them(source):
+    crossing = {(module, target) for module, target in dependencies().get(source, set()) if target not in ALLOWED[source]}
+    assert not crossing, f"kwire.{source} imports parts above it: {sorted(crossing)}"
+
+
+def test_no_runtime_part_imports_the_generator_or_the_command_line():
+    offenders = sorted((module, target) for source, edges in dependencies().items() if source in RUNTIME_PARTS
+                       for module, target in edges if target in ("generator", "cli"))
+    assert not offenders
+
+
+def test_only_kwire_spark_needs_pyspark():
+    offenders = sorted(module for module, path in modules()
+                       if any(name == "pyspark" or name.startswith("pyspark.") for name in imported_names(module, path))
+                       and part(module) != "spark")
+    assert not offenders
+
+
+def test_the_folders_of_kwire_name_its_parts():
+    folders = {p.name for p in (REPO / "kwire").iterdir() if (p / "__init__.py").exists()}
+    loose = sorted(p.name for p in (REPO / "kwire").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert loose == [], "modules belong in a part's folder"
+    assert RUNTIME_PARTS - {"generated"} <= folders | {"features"} and "cli" in folders
+
+
+def test_pyproject_lists_every_package():
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]
+    mapping = config["package-dir"]
+    on_disk = {"kwire.message_defs", "kwire.generator.templates"}  # data only: definitions, jinja2 templates
+    for package, folder in mapping.items():
+        root = REPO / folder
+        for init in root.rglob("__init__.py"):
+            relative = init.parent.relative_to(root).parts
+            on_disk.add(".".join([package, *relative]))
+    assert sorted(config["packages"]) == sorted(on_disk)
+
+
+def test_the_analysis_sees_a_crossing_import(tmp_path):
+    # the checker itself: an import of the generator inside a function is found
+    module = tmp_path / "m.py"
+    module.write_text("def f():\n    from kwire.generator.loader import load_text\n    from ..records import x\n")
+    assert {"kwire.generator.loader", "kwire.generator.loader.load_text", "kwire.records", "kwire.records.x"} \
+        == imported_names("kwire.logs.m", module)
