@@ -11,11 +11,11 @@ class Problem:
     """One thing wrong with a definition, located well enough to fix it."""
 
     file: str
-    path: str  # JSON path such as $.fields[2].fields[0], with the field name appended
+    path: str  # JSON path such as $.fields[2].fields[0], with the field name appended; "" for the whole file
     message: str
 
     def __str__(self) -> str:
-        return f"{self.file}: {self.path}: {self.message}"
+        return f"{self.file}: {self.path}: {self.message}" if self.path else f"{self.file}: {self.message}"
 
 
 class DefinitionError(SchemaError):

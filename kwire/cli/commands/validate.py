@@ -5,6 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kwire.cli.commands import plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 
@@ -28,6 +29,9 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
+    if not messages:
+        print(f"kwire validate: no definitions (*.json files) in {', '.join(args.paths)}", file=sys.stderr)
+        return 2
     if not args.quiet:
-        print(f"{len(messages)} definitions valid")
+        print(f"{plural(len(messages), 'definition')} valid")
     return 0
