@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench compile clean
+.PHONY: run test bench compile docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ run: $(RUN_STAMP)
 
 test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
+
+# The API reference, from the docstrings (pdoc): build/docs/index.html
+docs: $(TEST_STAMP)
+	$(BIN)/python docs/api.py build/docs
 
 # Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). The .py files
 # stay as the fallback; `make clean` or regenerating changed sources removes the extensions.

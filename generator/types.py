@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kwire.wire.primitives import INT_RANGES
-
 from .errors import did_you_mean
 
 # name -> encoded width in bytes; None for variable-length types
@@ -23,7 +21,6 @@ PRIMITIVE_WIDTHS: dict[str, int | None] = {
     "records": None,
 }
 
-INTEGER_RANGES = INT_RANGES  # one home for the ranges: the wire core
 
 # struct format characters for the fixed-width types (big-endian is applied by the caller)
 STRUCT_CODES: dict[str, str] = {
@@ -78,10 +75,6 @@ class FieldType:
     @property
     def is_primitive(self) -> bool:
         return self.name in PRIMITIVE_WIDTHS
-
-    @property
-    def is_integer(self) -> bool:
-        return self.name in INTEGER_RANGES
 
     @property
     def fixed_width(self) -> int | None:

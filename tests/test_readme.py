@@ -3,7 +3,8 @@
 Blocks fenced as ``python`` run in this process (the Spark ones on the suite's shared session),
 blocks fenced as ``sh`` run in bash with ``set -euo pipefail``; both in a fresh clone of the
 repository, so that relative paths such as ``tests/data/...`` and ``git:HEAD:...`` mean what they
-say. ``text`` blocks are output samples and synopses, not examples.
+say. ``text`` blocks are output samples and synopses, not examples. Examples that talk to a broker
+find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback.
 """
 from __future__ import annotations
 
@@ -40,18 +41,30 @@ def clone(tmp_path_factory) -> Path:
     return target
 
 
+@pytest.fixture(scope="module")
+def broker():
+    from tests.network.livepeers import MockCluster
+
+    with MockCluster() as cluster:
+        yield cluster.bootstrap
+
+
 @pytest.mark.parametrize(("line", "code"), blocks("python"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
 def test_python_example(line, code, clone, monkeypatch, request):
     if "kwire.spark" in code:
         request.getfixturevalue("spark")  # the suite's one session: build_session() returns it
+    if "KAFKA_BOOTSTRAP" in code:
+        monkeypatch.setenv("KAFKA_BOOTSTRAP", request.getfixturevalue("broker"))
     monkeypatch.chdir(clone)
     exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
 
 
 @pytest.mark.parametrize(("line", "code"), blocks("sh"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
-def test_shell_example(line, code, clone):
+def test_shell_example(line, code, clone, request):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "PYSPARK_PYTHON": sys.executable}
+    if "KAFKA_BOOTSTRAP" in code:
+        env["KAFKA_BOOTSTRAP"] = request.getfixturevalue("broker")
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, f"README.md:{line}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"
