@@ -513,7 +513,7 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -585,7 +585,7 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 6
             api_keys_rows = buf[pos:api_keys_end]
@@ -666,7 +666,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
         else:
-            api_keys_items: list[ApiVersion] = KeyedList()
+            api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
             api_keys_end = pos + api_keys_n * 7
             api_keys_rows = buf[pos:api_keys_end]
@@ -715,7 +715,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
                     else:
-                        supported_features_items: list[SupportedFeatureKey] = KeyedList()
+                        supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
                         for _i in range(supported_features_n):
                             supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
                             supported_features_items.append(supported_features_item)
@@ -739,7 +739,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                     if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
                     else:
-                        finalized_features_items: list[FinalizedFeatureKey] = KeyedList()
+                        finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
                         for _i in range(finalized_features_n):
                             finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
                             finalized_features_items.append(finalized_features_item)

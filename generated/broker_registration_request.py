@@ -419,7 +419,7 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
                 listeners_items.append(listeners_item)
@@ -434,7 +434,7 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[Feature] = KeyedList()
+            features_items: KeyedList[Feature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
                 features_items.append(features_item)
@@ -585,7 +585,7 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
                 listeners_items.append(listeners_item)
@@ -600,7 +600,7 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[Feature] = KeyedList()
+            features_items: KeyedList[Feature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
                 features_items.append(features_item)
@@ -754,7 +754,7 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
                 listeners_items.append(listeners_item)
@@ -769,7 +769,7 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[Feature] = KeyedList()
+            features_items: KeyedList[Feature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
                 features_items.append(features_item)
@@ -955,7 +955,7 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
                 listeners_items.append(listeners_item)
@@ -970,7 +970,7 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[Feature] = KeyedList()
+            features_items: KeyedList[Feature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
                 features_items.append(features_item)
@@ -1161,7 +1161,7 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v0_5(buf, pos)
                 listeners_items.append(listeners_item)
@@ -1176,7 +1176,7 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[Feature] = KeyedList()
+            features_items: KeyedList[Feature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_Feature_v0_5(buf, pos)
                 features_items.append(features_item)

@@ -243,7 +243,7 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
-            remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
                 remaining_partitions_items.append(remaining_partitions_item)
@@ -306,7 +306,7 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
         else:
-            remaining_partitions_items: list[RemainingPartition] = KeyedList()
+            remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for _i in range(remaining_partitions_n):
                 remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
                 remaining_partitions_items.append(remaining_partitions_item)

@@ -500,7 +500,7 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
                 assignments_items.append(assignments_item)
@@ -511,7 +511,7 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
-            configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
                 configs_items.append(configs_item)
@@ -601,7 +601,7 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
         else:
-            assignments_items: list[CreatableReplicaAssignment] = KeyedList()
+            assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for _i in range(assignments_n):
                 assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
                 assignments_items.append(assignments_item)
@@ -616,7 +616,7 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
         else:
-            configs_items: list[CreatableTopicConfig] = KeyedList()
+            configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for _i in range(configs_n):
                 configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
                 configs_items.append(configs_item)
@@ -733,7 +733,7 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[CreatableTopic] = KeyedList()
+            topics_items: KeyedList[CreatableTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
                 topics_items.append(topics_item)
@@ -796,7 +796,7 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[CreatableTopic] = KeyedList()
+            topics_items: KeyedList[CreatableTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
                 topics_items.append(topics_item)

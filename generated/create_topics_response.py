@@ -653,7 +653,7 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v2_4(buf, pos)
                 topics_items.append(topics_item)
@@ -716,7 +716,7 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v5_6(buf, pos)
                 topics_items.append(topics_item)
@@ -811,7 +811,7 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[CreatableTopicResult] = KeyedList()
+            topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_CreatableTopicResult_v7(buf, pos)
                 topics_items.append(topics_item)

@@ -1395,7 +1395,7 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
         else:
-            listeners_items: list[Listener] = KeyedList()
+            listeners_items: KeyedList[Listener] = KeyedList()
             for _i in range(listeners_n):
                 listeners_item, pos = _read_Listener_v2(buf, pos)
                 listeners_items.append(listeners_item)
@@ -1708,7 +1708,7 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
         if nodes_n < 0:
             raise DecodeError("non-nullable field nodes was null", offset=pos)
         else:
-            nodes_items: list[Node] = KeyedList()
+            nodes_items: KeyedList[Node] = KeyedList()
             for _i in range(nodes_n):
                 nodes_item, pos = _read_Node_v2(buf, pos)
                 nodes_items.append(nodes_item)

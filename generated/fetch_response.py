@@ -2162,7 +2162,7 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v16_18(buf, pos)
                             node_endpoints_items.append(node_endpoints_item)

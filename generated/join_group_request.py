@@ -286,7 +286,7 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
@@ -370,7 +370,7 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
@@ -455,7 +455,7 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
                 protocols_items.append(protocols_item)
@@ -565,7 +565,7 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
                 protocols_items.append(protocols_item)
@@ -721,7 +721,7 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
         else:
-            protocols_items: list[JoinGroupRequestProtocol] = KeyedList()
+            protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for _i in range(protocols_n):
                 protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
                 protocols_items.append(protocols_item)

@@ -1628,7 +1628,7 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
                 brokers_items.append(brokers_item)
@@ -1639,7 +1639,7 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
                 topics_items.append(topics_item)
@@ -1714,7 +1714,7 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -1728,7 +1728,7 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
@@ -1804,7 +1804,7 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -1820,7 +1820,7 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
@@ -1901,7 +1901,7 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -1917,7 +1917,7 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
                 topics_items.append(topics_item)
@@ -2000,7 +2000,7 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2016,7 +2016,7 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
                 topics_items.append(topics_item)
@@ -2099,7 +2099,7 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2115,7 +2115,7 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
                 topics_items.append(topics_item)
@@ -2197,7 +2197,7 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2213,7 +2213,7 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
                 topics_items.append(topics_item)
@@ -2302,7 +2302,7 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2327,7 +2327,7 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
                 topics_items.append(topics_item)
@@ -2452,7 +2452,7 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2477,7 +2477,7 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
                 topics_items.append(topics_item)
@@ -2603,7 +2603,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2628,7 +2628,7 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
                 topics_items.append(topics_item)
@@ -2751,7 +2751,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2776,7 +2776,7 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
                 topics_items.append(topics_item)
@@ -2898,7 +2898,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
         else:
-            brokers_items: list[MetadataResponseBroker] = KeyedList()
+            brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for _i in range(brokers_n):
                 brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
                 brokers_items.append(brokers_item)
@@ -2923,7 +2923,7 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
         else:
-            topics_items: list[MetadataResponseTopic] = KeyedList()
+            topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for _i in range(topics_n):
                 topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
                 topics_items.append(topics_item)

@@ -566,7 +566,7 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v3_8(buf, pos)
                 topic_data_items.append(topic_data_item)
@@ -639,7 +639,7 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v9_12(buf, pos)
                 topic_data_items.append(topic_data_item)
@@ -744,7 +744,7 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
         else:
-            topic_data_items: list[TopicProduceData] = KeyedList()
+            topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for _i in range(topic_data_n):
                 topic_data_item, pos = _read_TopicProduceData_v13(buf, pos)
                 topic_data_items.append(topic_data_item)

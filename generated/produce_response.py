@@ -1477,7 +1477,7 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
                 responses_items.append(responses_item)
@@ -1538,7 +1538,7 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
                 responses_items.append(responses_item)
@@ -1599,7 +1599,7 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
                 responses_items.append(responses_item)
@@ -1664,7 +1664,7 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
                 responses_items.append(responses_item)
@@ -1761,7 +1761,7 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
                 responses_items.append(responses_item)
@@ -1799,7 +1799,7 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
                             node_endpoints_items.append(node_endpoints_item)
@@ -1902,7 +1902,7 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[TopicProduceResponse] = KeyedList()
+            responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
                 responses_items.append(responses_item)
@@ -1940,7 +1940,7 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
                     else:
-                        node_endpoints_items: list[NodeEndpoint] = KeyedList()
+                        node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for _i in range(node_endpoints_n):
                             node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
                             node_endpoints_items.append(node_endpoints_item)

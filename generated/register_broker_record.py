@@ -419,7 +419,7 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
                 end_points_items.append(end_points_item)
@@ -434,7 +434,7 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[BrokerFeature] = KeyedList()
+            features_items: KeyedList[BrokerFeature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
                 features_items.append(features_item)
@@ -580,7 +580,7 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
                 end_points_items.append(end_points_item)
@@ -595,7 +595,7 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[BrokerFeature] = KeyedList()
+            features_items: KeyedList[BrokerFeature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
                 features_items.append(features_item)
@@ -738,7 +738,7 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
                 end_points_items.append(end_points_item)
@@ -753,7 +753,7 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[BrokerFeature] = KeyedList()
+            features_items: KeyedList[BrokerFeature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
                 features_items.append(features_item)
@@ -894,7 +894,7 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            end_points_items: list[BrokerEndpoint] = KeyedList()
+            end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for _i in range(end_points_n):
                 end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
                 end_points_items.append(end_points_item)
@@ -909,7 +909,7 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[BrokerFeature] = KeyedList()
+            features_items: KeyedList[BrokerFeature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
                 features_items.append(features_item)

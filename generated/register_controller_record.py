@@ -386,7 +386,7 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
         else:
-            end_points_items: list[ControllerEndpoint] = KeyedList()
+            end_points_items: KeyedList[ControllerEndpoint] = KeyedList()
             for _i in range(end_points_n):
                 end_points_item, pos = _read_ControllerEndpoint_v0(buf, pos)
                 end_points_items.append(end_points_item)
@@ -401,7 +401,7 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
         else:
-            features_items: list[ControllerFeature] = KeyedList()
+            features_items: KeyedList[ControllerFeature] = KeyedList()
             for _i in range(features_n):
                 features_item, pos = _read_ControllerFeature_v0(buf, pos)
                 features_items.append(features_item)

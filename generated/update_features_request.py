@@ -312,7 +312,7 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
-            feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v0(buf, pos)
                 feature_updates_items.append(feature_updates_item)
@@ -409,7 +409,7 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
         else:
-            feature_updates_items: list[FeatureUpdateKey] = KeyedList()
+            feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
             for _i in range(feature_updates_n):
                 feature_updates_item, pos = _read_FeatureUpdateKey_v1_2(buf, pos)
                 feature_updates_items.append(feature_updates_item)

@@ -240,7 +240,7 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
         else:
-            results_items: list[UpdatableFeatureResult] = KeyedList()
+            results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
             for _i in range(results_n):
                 results_item, pos = _read_UpdatableFeatureResult_v0_1(buf, pos)
                 results_items.append(results_item)

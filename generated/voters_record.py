@@ -393,7 +393,7 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
         else:
-            endpoints_items: list[Endpoint] = KeyedList()
+            endpoints_items: KeyedList[Endpoint] = KeyedList()
             for _i in range(endpoints_n):
                 endpoints_item, pos = _read_Endpoint_v0(buf, pos)
                 endpoints_items.append(endpoints_item)
