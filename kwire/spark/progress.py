@@ -17,12 +17,12 @@ class JobProgress:
 
     WIDTH = 30
 
-    def __init__(self, spark, label: str, stream: TextIO = sys.stderr, interval: float = 0.5) -> None:
+    def __init__(self, spark, label: str, stream: TextIO | None = None, interval: float = 0.5) -> None:
         self.tracker = spark.sparkContext.statusTracker()
         self.label = label
-        self.stream = stream
+        self.stream = stream if stream is not None else sys.stderr  # the stderr of now, not of import time
         self.interval = interval
-        self.tty = stream.isatty()
+        self.tty = self.stream.isatty()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="kwire-progress", daemon=True)
         self._started = time.monotonic()

@@ -308,9 +308,10 @@ def test_an_explicit_unknown_file_is_skipped(tmp_path: Path, capsys: pytest.Capt
     other = tmp_path / "notes.txt"
     other.write_text("hello")
     code, out, err = dump(capsys, str(other))
-    assert (code, out) == (0, [])
-    assert err == [f"kwire dump: {other}: skipped: not a log segment, snapshot, index, producer-state or "
-                   "quorum-state file"]
+    assert (code, out) == (2, [])  # nothing was dumped: that is not a success
+    assert err[0] == (f"kwire dump: {other}: skipped: not a log segment, snapshot, index, producer-state or "
+                      "quorum-state file")
+    assert err[1].startswith(f"kwire dump: no Kafka files in {other} (looked for")
 
 
 def test_legacy_and_v2_batches_from_a_real_broker(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

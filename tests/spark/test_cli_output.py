@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 
@@ -13,13 +12,15 @@ SEGMENT = KRAFT_361 / "__cluster_metadata-0" / "00000000000000000000.log"
 
 
 def corrupt_copy(folder):
+    """The first 16 KB of a real segment (whole batches), a record length in its second batch broken."""
     folder.mkdir()
-    copy = folder / SEGMENT.name
-    shutil.copy(SEGMENT, copy)
-    with open(copy, "r+b") as f:  # a record's length inside the second batch: the batch no longer parses
-        f.seek(300)
-        f.write(b"\xff\xff\xff\xff")
-    return copy
+    data = bytearray(SEGMENT.read_bytes()[:16384])
+    end = 0
+    while end + 12 <= len(data) and end + 12 + int.from_bytes(data[end + 8:end + 12], "big") <= len(data):
+        end += 12 + int.from_bytes(data[end + 8:end + 12], "big")
+    data = data[:end]
+    data[300:304] = b"\xff\xff\xff\xff"  # inside the second batch: a record whose length is wrong
+    (folder / SEGMENT.name).write_bytes(bytes(data))
 
 
 def decode(*argv: str) -> subprocess.CompletedProcess:
