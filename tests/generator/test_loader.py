@@ -132,7 +132,7 @@ def test_deeply_nested_fields_are_a_definition_error() -> None:
 
 # --- unknown keys -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", ["headerVersions", "description", "flexible", "validversions"])
+@pytest.mark.parametrize("key", ["requestScope", "description", "flexible", "validversions"])
 def test_unknown_top_level_key(key: str) -> None:
     [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+"}', HEAD + f', "{key}": "x"'))
     assert problem.path == "$"

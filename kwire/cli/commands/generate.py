@@ -39,6 +39,9 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 2
+    if not args.quiet:
+        for warning in (w for m in messages for w in m.warnings):
+            print(f"warning: {warning}", file=sys.stderr)
     files = render_all(messages)
     out = Path(args.out)
     if args.check:
