@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
+from typing import Any, cast
 
 from .model import Field, Message, Struct, parse_default
 from .types import FieldType
@@ -321,17 +322,18 @@ class _Comparison:
         if scope.empty:
             return
         renamed = renamed_fields(old, new, scope)  # old name -> new name
-        for of_name, nf_name in renamed.items():
-            of, nf = old.field(of_name), new.field(nf_name)
-            both = of.versions.intersect(nf.versions).intersect(scope)
-            if of.json_name != nf.json_name:
-                level, what = "json", (f"Kafka's JSON form calls it \"{nf.json_name}\" instead of \"{of.json_name}\": "
-                                       f"JSON written before (quorum-state files, tools' output) would not read back")
-            elif of.attr_name != nf.attr_name:
-                level, what = "api", f"the generated attribute {of.attr_name} is now {nf.attr_name}"
+        for old_name, new_name in renamed.items():
+            before, after = old.field(old_name), new.field(new_name)
+            both = before.versions.intersect(after.versions).intersect(scope)
+            if before.json_name != after.json_name:
+                level, what = "json", (f"Kafka's JSON form calls it \"{after.json_name}\" instead of "
+                                       f"\"{before.json_name}\": JSON written before (quorum-state files, tools' "
+                                       f"output) would not read back")
+            elif before.attr_name != after.attr_name:
+                level, what = "api", f"the generated attribute {before.attr_name} is now {after.attr_name}"
             else:
                 continue
-            self.add(prefix + of.name, "field-renamed", [both], of.name, nf.name,
+            self.add(prefix + old_name, "field-renamed", [both], old_name, new_name,
                      f"{self.holders([both])} are the same bytes (names are not encoded), but {what}", level=level)
         new_by_name = {f.name: f for f in new.fields}
         old_by_name = {f.name: f for f in old.fields}
@@ -623,16 +625,16 @@ def _reads_the_same(old: object, new: object) -> bool:
     tagged section may gain tags (old bytes lack them; readers fill in the default)."""
     if isinstance(old, tuple) and isinstance(new, tuple):
         if old[:1] == new[:1] == ("tagged fields",) and len(old) == len(new) == 2:
-            new_tags = {entry[0]: entry for entry in new[1]}  # type: ignore[union-attr]
+            new_tags = {entry[0]: entry for entry in cast(tuple, new[1])}
             return all(entry[0] in new_tags and _reads_the_same(entry, new_tags[entry[0]])
-                       for entry in old[1])  # type: ignore[union-attr]
+                       for entry in cast(tuple, old[1]))
         return len(old) == len(new) and all(_reads_the_same(a, b) for a, b in zip(old, new))
     return old == new
 
 
-def _describe(kind: tuple[object, ...]) -> str:
+def _describe(kind: tuple[Any, ...]) -> str:
     if kind and kind[0] == "tagged fields":
-        return "tagged fields " + (", ".join(f"tag {t[0]}" for t in kind[1]) or "(none)")  # type: ignore[union-attr]
+        return "tagged fields " + (", ".join(f"tag {t[0]}" for t in kind[1]) or "(none)")
     return " ".join(str(k) for k in kind if k != "" and not isinstance(k, tuple)) or "?"
 
 

@@ -205,6 +205,20 @@ def test_field_rename_is_a_json_finding_not_a_wire_one():
     assert '"title" instead of "name"' in f.reason
 
 
+def test_tagged_field_renamed_under_its_tag_is_a_json_finding():
+    old = changed(fields=BASE["fields"] + [tagged("Hint", 0)])
+    new = changed(fields=BASE["fields"] + [tagged("Clue", 0)])
+    [f] = check(old, new)
+    assert (f.rule, f.level, f.old, f.new) == ("field-renamed", "json", "Hint", "Clue")
+
+
+def test_two_fields_merged_into_one_are_not_taken_for_a_rename():
+    old = changed(fields=[field("Id"), field("Low", "int16"), field("High", "int16")])
+    new = changed(fields=[field("Id"), field("Level", "int16")])
+    assert found(wire(old, new)) == {("field-removed", "Low"), ("field-removed", "High"),
+                                     ("untagged-field-added", "Level")}
+
+
 def test_rename_plus_type_change_is_a_removal_plus_an_addition():
     new = changed(fields=[field("Id"), field("Title", "bytes"), field("Count", "int64")])
     findings = wire(BASE, new)
