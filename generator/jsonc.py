@@ -12,6 +12,7 @@ a repeat with another value stays an error, since which one the author meant is 
 """
 from __future__ import annotations
 
+import bisect
 import json
 from typing import Any
 
@@ -193,12 +194,32 @@ def _objects_by_closing(clean: str) -> list[dict[str, list[int]]]:
     return closed
 
 
-def _repeat_positions(clean: str, object_number: int, key: str) -> list[tuple[int, int]]:
+class _LineIndex:
+    """(line, column) of offsets in one text, each in logarithmic time (a text may have many)."""
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+
+    def position(self, index: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1
+
+
+def _repeat_positions(lines: _LineIndex, objects: list[dict[str, list[int]]], object_number: int,
+                      key: str) -> list[tuple[int, int]]:
     """(line, column) of every occurrence of ``key`` in the given object (empty when not found)."""
-    objects = _objects_by_closing(clean)
     if object_number >= len(objects):
         return []
-    return [_position(clean, offset) for offset in objects[object_number].get(key, [])]
+    return [lines.position(offset) for offset in objects[object_number].get(key, [])]
+
+
+def _lines(places: list[tuple[int, int]]) -> str:
+    """Where a key occurs: "line 27 and line 28", or the first and last of many."""
+    if len(places) < 2:
+        return "two places"
+    if len(places) == 2:
+        return f"line {places[0][0]} and line {places[1][0]}"
+    return f"{len(places)} times, first at line {places[0][0]}, last at line {places[-1][0]}"
 
 
 def loads(text: str) -> Any:
@@ -218,10 +239,9 @@ def loads_with_warnings(text: str) -> tuple[Any, list[JsonWarning]]:
     except json.JSONDecodeError as exc:
         raise JsonSyntaxError(exc.msg, exc.lineno, exc.colno) from None
     except _DuplicateKey as exc:
-        places = _repeat_positions(clean, exc.object_number, exc.key)
+        places = _repeat_positions(_LineIndex(clean), _objects_by_closing(clean), exc.object_number, exc.key)
         line, col = places[-1] if places else (1, 1)
-        lines = " and ".join(f"line {ln}" for ln, _ in places) or "two places"
-        raise JsonSyntaxError(f"duplicate key {exc.key!r} with different values ({lines}); Kafka's "
+        raise JsonSyntaxError(f"duplicate key {exc.key!r} with different values ({_lines(places)}); Kafka's "
                               "generator would silently keep the last, so say which one is meant", line, col) from None
     except _BadConstant as exc:
         line, col = _position(clean, _unquoted_index(clean, exc.args[0]))
@@ -235,10 +255,11 @@ def loads_with_warnings(text: str) -> tuple[Any, list[JsonWarning]]:
         line, col = _position(clean, end + (len(rest) - len(rest.lstrip())))
         raise JsonSyntaxError("unexpected trailing tokens after the definition", line, col, trailing_end=end)
     warnings = []
+    objects = _objects_by_closing(clean) if hook.equal_repeats else []
+    lines = _LineIndex(clean) if hook.equal_repeats else None
     for number, key in dict.fromkeys(hook.equal_repeats):  # one warning per object and key
-        places = _repeat_positions(clean, number, key)
+        places = _repeat_positions(lines, objects, number, key)  # type: ignore[arg-type]
         line, col = places[-1] if places else (1, 1)
-        lines = " and ".join(f"line {ln}" for ln, _ in places)
-        warnings.append(JsonWarning(f"duplicate key {key!r} with equal values ({lines}); accepted as Kafka's "
+        warnings.append(JsonWarning(f"duplicate key {key!r} with equal values ({_lines(places)}); accepted as Kafka's "
                                     "generator does, but only one should stay", line, col))
     return value, warnings
