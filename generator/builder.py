@@ -76,14 +76,6 @@ class _Builder:
     def warning(self, path: str, message: str) -> None:
         self.warnings.append(Problem(self.source, path, message))
 
-    def old_rule(self, path: str, message: str, since: str) -> None:
-        """A rule Kafka's generator added after files breaking it were written: an error for
-        ``kwire generate``, a warning for old-format input (check-compat, validate)."""
-        if self.old_format:
-            self.warning(path, f"{message} (accepted in an old-format file: {since})")
-        else:
-            self.problem(path, message)
-
     def versions(self, text: Any, path: str, what: str, default: Versions | None = None) -> Versions | None:
         try:
             return Versions.parse(as_versions_text(text), default)
@@ -318,8 +310,8 @@ class _Builder:
             fields.append(built)
         for expected in range(len(tags)):
             if expected not in tags:
-                self.old_rule(path, f"in {name}, tags are not contiguous from 0: tag {expected} is unused "
-                                    f"(used: {sorted(tags)})", "the bytes do not depend on it")
+                self.problem(path, f"in {name}, tags are not contiguous from 0: tag {expected} is unused "
+                                   f"(used: {sorted(tags)})")
                 break
         return Struct(name=name, versions=versions, fields=tuple(fields), is_common=is_common, about=about)
 
@@ -397,17 +389,26 @@ class _Builder:
         )
 
     def old_uuid_default(self, where: str, default: str) -> str:
-        """Before Kafka 2.8 (KAFKA-10618) a uuid default was java.util.UUID text; read it as the
-        base64url form Kafka uses now."""
-        try:
-            value = uuid.UUID(default) if re.fullmatch(r"[0-9a-fA-F]{8}-?([0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}", default) else None
-        except ValueError:
-            value = None
-        if value is None:
+        """A uuid default as the Kafka release that wrote the file read it, in the base64url form
+        Kafka reads now: UUID text (java.util.UUID) before 2.8; from 2.8 (KAFKA-10618) base64url,
+        of which the generator took the first 16 bytes without checking the length (the check
+        came with Uuid.fromString later)."""
+        if re.fullmatch(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", default):
+            raw, how = uuid.UUID(default).bytes, "is UUID text, as Kafka read it before 2.8 (KAFKA-10618)"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", default):
+            try:
+                decoded = base64.urlsafe_b64decode(default + "=" * (-len(default) % 4))
+            except ValueError:
+                return default
+            if len(decoded) <= 16:
+                return default  # 16 bytes is today's form; fewer is an error for check_default to report
+            raw, how = decoded[:16], (f"decodes to {len(decoded)} bytes, of which Kafka 2.8's generator took the "
+                                      f"first 16")
+        else:
             return default
-        text = base64.urlsafe_b64encode(value.bytes).decode().rstrip("=")
-        self.warning(where, f"uuid default {default!r} is UUID text, as Kafka read it before 2.8 (KAFKA-10618); "
-                            f"read as {text!r}, the base64url form Kafka reads now")
+        text = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        self.warning(where, f"uuid default {default!r} {how}; read as {text!r}, the base64url form Kafka "
+                            f"reads now")
         return text
 
     def check_overlaps(self, where: str, versions: Versions, nullable: Versions, tagged: Versions,

@@ -2,7 +2,8 @@
 
 Kafka's generator (Jackson) silently keeps the last of two equal keys, reads a list-valued key
 given one value as a list of it, and accepts ``headerVersions``; before Kafka 3.0 it also took a
-missing ``flexibleVersions`` as "none", text after the definition, and UUID-text defaults. kwire
+missing ``flexibleVersions`` as "none", text after the definition, and uuid defaults in forms it
+no longer takes. kwire
 reads the first group always (equal repeats with a warning), the second as old-format input
 (check-compat, validate) with a warning naming the rule and the release that added it, and
 refuses it for ``kwire generate``, as Kafka's generator does today.
@@ -173,11 +174,21 @@ def test_uuid_text_default_is_read_as_base64_in_old_format():
     assert "KAFKA-10618" in message.warnings[0].message
 
 
-def test_gaps_between_tags_are_a_warning_in_old_format():
+def test_long_base64_uuid_default_keeps_its_first_16_bytes_in_old_format():
+    # Kafka's own SimpleExampleMessage at 67bc4f08fe (2.8) has hex text, which its generator decoded
+    # as base64url (24 bytes) and read two longs from
+    text = "212d54944a8b4fdf94b388b470beb367"
+    spec = '{"name": "Id", "type": "uuid", "versions": "0+", "default": "' + text + '"}'
+    assert "does not decode to 16 bytes" in problems(wrap(spec))[0].message
+    message = load_text(wrap(spec), old_format=True)
+    assert message.fields[0].default_value() == uuid.UUID(bytes=base64.urlsafe_b64decode(text)[:16])
+    assert "decodes to 24 bytes" in message.warnings[0].message
+
+
+def test_gaps_between_tags_stay_an_error_in_old_format():
+    # Kafka's generator has refused them since tagged fields exist, so no old file has them
     spec = '{"name": "Hint", "type": "int32", "versions": "0+", "taggedVersions": "0+", "tag": 1}'
-    assert "tags are not contiguous" in problems(wrap(spec))[0].message
-    [warning] = load_text(wrap(spec), old_format=True).warnings
-    assert "tags are not contiguous" in warning.message and "old-format" in warning.message
+    assert "tags are not contiguous" in problems(wrap(spec), old_format=True)[0].message
 
 
 def test_validate_reads_old_files_and_says_why(tmp_path, capsys):
