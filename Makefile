@@ -2,39 +2,57 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
+TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench generate compile clean
+.PHONY: run test bench compile docs clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
+
+# The main job needs Spark and the report pictures, not the test peers (kio, brokers, mypy, ...).
+$(RUN_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/pip install --quiet -e '.[spark,report]'
+	touch $@
+
+$(TEST_STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $@ $(RUN_STAMP)
 
 # The main job on the embedded default: regenerate the codecs, check the definitions, sweep
 # cross-version compatibility (report and heatmaps in reports/fuzz), then write a sample Kafka
 # data directory with kwire's writers and decode it: `kwire dump` (reports/sample-dump.txt) and
 # the same directory on Spark, local[*] (reports/sample-decoded/, one JSON row per record).
-run: $(STAMP)
+run: $(RUN_STAMP)
 	$(BIN)/kwire generate --defs message_defs --out generated
 	$(BIN)/kwire validate message_defs
 	$(BIN)/kwire fuzz --cases 200 --report reports/fuzz
 	rm -rf build/sample-data && $(BIN)/python examples/sample_data.py build/sample-data
 	mkdir -p reports && $(BIN)/kwire dump build/sample-data > reports/sample-dump.txt
-	tail -n 3 reports/sample-dump.txt
-	$(BIN)/kwire decode build/sample-data --out reports/sample-decoded --format json
+	$(BIN)/kwire decode build/sample-data --out reports/sample-decoded --format json --mode overwrite
+	@echo
+	@echo "make run: done. What it produced:"
+	@echo "  generated/                the codecs, regenerated from message_defs/ ($$(ls message_defs/*.json | wc -l) definitions)"
+	@echo "  reports/fuzz/report.md    the cross-version sweep: $$(sed -n 's/^\*\*\(PASSED\|FAILED\)\*\*: \([0-9]* cells\).*/\1, \2/p' reports/fuzz/report.md) (report.json, one heatmap per message)"
+	@echo "  build/sample-data/        a sample Kafka data directory written by kwire's writers"
+	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"
+	@echo "  reports/sample-decoded/   the same directory decoded on Spark (local[*]), one JSON row per record"
 
-test: $(STAMP)
+test: $(TEST_STAMP)
 	$(BIN)/python -m pytest -q
+
+# The API reference, from the docstrings (pdoc): build/docs/index.html
+docs: $(TEST_STAMP)
+	$(BIN)/python docs/api.py build/docs
 
 # Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). The .py files
 # stay as the fallback; `make clean` or regenerating changed sources removes the extensions.
-compile: $(STAMP)
+compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/kwire generate --defs message_defs --out generated --compile
 
-bench: $(STAMP)
+bench: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_codec.py --chart benchmarks/codec.png --json benchmarks/codec.json
 

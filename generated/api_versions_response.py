@@ -185,11 +185,11 @@ class ApiVersionsResponse(GeneratedStruct):
     VALID_VERSIONS = (0, 4)
 
     error_code: int
-    api_keys: list[ApiVersion]
+    api_keys: KeyedList[ApiVersion]
     throttle_time_ms: int
-    supported_features: list[SupportedFeatureKey]
+    supported_features: KeyedList[SupportedFeatureKey]
     finalized_features_epoch: int
-    finalized_features: list[FinalizedFeatureKey]
+    finalized_features: KeyedList[FinalizedFeatureKey]
     zk_migration_ready: bool
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -141,8 +141,8 @@ class BrokerRegistrationRequest(GeneratedStruct):
     broker_id: int
     cluster_id: str
     incarnation_id: UUID
-    listeners: list[Listener]
-    features: list[Feature]
+    listeners: KeyedList[Listener]
+    features: KeyedList[Feature]
     rack: str | None
     is_migrating_zk_broker: bool
     log_dirs: list[UUID]

@@ -74,7 +74,7 @@ class ControlledShutdownResponse(GeneratedStruct):
     VALID_VERSIONS = (0, 3)
 
     error_code: int
-    remaining_partitions: list[RemainingPartition]
+    remaining_partitions: KeyedList[RemainingPartition]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

@@ -120,8 +120,8 @@ class CreatableTopic(GeneratedStruct):
     name: str
     num_partitions: int
     replication_factor: int
-    assignments: list[CreatableReplicaAssignment]
-    configs: list[CreatableTopicConfig]
+    assignments: KeyedList[CreatableReplicaAssignment]
+    configs: KeyedList[CreatableTopicConfig]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -178,7 +178,7 @@ class CreateTopicsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (2, 7)
 
-    topics: list[CreatableTopic]
+    topics: KeyedList[CreatableTopic]
     timeout_ms: int
     validate_only: bool
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]

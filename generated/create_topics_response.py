@@ -167,7 +167,7 @@ class CreateTopicsResponse(GeneratedStruct):
     VALID_VERSIONS = (2, 7)
 
     throttle_time_ms: int
-    topics: list[CreatableTopicResult]
+    topics: KeyedList[CreatableTopicResult]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

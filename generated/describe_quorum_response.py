@@ -265,7 +265,7 @@ class Node(GeneratedStruct):
     VALID_VERSIONS = (2, 2)
 
     node_id: int
-    listeners: list[Listener]
+    listeners: KeyedList[Listener]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -313,7 +313,7 @@ class DescribeQuorumResponse(GeneratedStruct):
     error_code: int
     error_message: str | None
     topics: list[TopicData]
-    nodes: list[Node]
+    nodes: KeyedList[Node]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

@@ -414,7 +414,7 @@ class FetchResponse(GeneratedStruct):
     error_code: int
     session_id: int
     responses: list[FetchableTopicResponse]
-    node_endpoints: list[NodeEndpoint]
+    node_endpoints: KeyedList[NodeEndpoint]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

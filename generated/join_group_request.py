@@ -79,7 +79,7 @@ class JoinGroupRequest(GeneratedStruct):
     member_id: str
     group_instance_id: str | None
     protocol_type: str
-    protocols: list[JoinGroupRequestProtocol]
+    protocols: KeyedList[JoinGroupRequestProtocol]
     reason: str | None
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -224,10 +224,10 @@ class MetadataResponse(GeneratedStruct):
     VALID_VERSIONS = (0, 13)
 
     throttle_time_ms: int
-    brokers: list[MetadataResponseBroker]
+    brokers: KeyedList[MetadataResponseBroker]
     cluster_id: str | None
     controller_id: int
-    topics: list[MetadataResponseTopic]
+    topics: KeyedList[MetadataResponseTopic]
     cluster_authorized_operations: int
     error_code: int
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]

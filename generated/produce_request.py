@@ -126,7 +126,7 @@ class ProduceRequest(GeneratedStruct):
     transactional_id: str | None
     acks: int
     timeout_ms: int
-    topic_data: list[TopicProduceData]
+    topic_data: KeyedList[TopicProduceData]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

@@ -295,9 +295,9 @@ class ProduceResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 9
     VALID_VERSIONS = (3, 13)
 
-    responses: list[TopicProduceResponse]
+    responses: KeyedList[TopicProduceResponse]
     throttle_time_ms: int
-    node_endpoints: list[NodeEndpoint]
+    node_endpoints: KeyedList[NodeEndpoint]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

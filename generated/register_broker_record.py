@@ -146,8 +146,8 @@ class RegisterBrokerRecord(GeneratedStruct):
     is_migrating_zk_broker: bool
     incarnation_id: UUID
     broker_epoch: int
-    end_points: list[BrokerEndpoint]
-    features: list[BrokerFeature]
+    end_points: KeyedList[BrokerEndpoint]
+    features: KeyedList[BrokerFeature]
     rack: str | None
     fenced: bool
     in_controlled_shutdown: bool

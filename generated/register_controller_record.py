@@ -139,8 +139,8 @@ class RegisterControllerRecord(GeneratedStruct):
     controller_id: int
     incarnation_id: UUID
     zk_migration_ready: bool
-    end_points: list[ControllerEndpoint]
-    features: list[ControllerFeature]
+    end_points: KeyedList[ControllerEndpoint]
+    features: KeyedList[ControllerFeature]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

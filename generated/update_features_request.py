@@ -88,7 +88,7 @@ class UpdateFeaturesRequest(GeneratedStruct):
     VALID_VERSIONS = (0, 2)
 
     timeout_ms: int
-    feature_updates: list[FeatureUpdateKey]
+    feature_updates: KeyedList[FeatureUpdateKey]
     validate_only: bool
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

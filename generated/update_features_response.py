@@ -81,7 +81,7 @@ class UpdateFeaturesResponse(GeneratedStruct):
     throttle_time_ms: int
     error_code: int
     error_message: str | None
-    results: list[UpdatableFeatureResult]
+    results: KeyedList[UpdatableFeatureResult]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(

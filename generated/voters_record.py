@@ -125,7 +125,7 @@ class Voter(GeneratedStruct):
 
     voter_id: int
     voter_directory_id: UUID
-    endpoints: list[Endpoint]
+    endpoints: KeyedList[Endpoint]
     kraft_version_feature: KRaftVersionFeature
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

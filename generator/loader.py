@@ -19,7 +19,7 @@ import jsonschema
 
 from . import jsonc
 from .builder import build_message
-from .errors import DefinitionError, Problem
+from .errors import DefinitionError, Problem, did_you_mean
 from .model import Message
 
 
@@ -79,9 +79,29 @@ def _located_path(raw: Any, parts: list[Any]) -> str:
     return f"{path} ({field_name})" if field_name else path
 
 
+def _unknown_keys(error: jsonschema.ValidationError) -> list[tuple[str, str]]:
+    """(key, near match or "") of each key an ``additionalProperties`` error is about."""
+    known = list(error.schema.get("properties", {}))
+    return [(key, did_you_mean(key, known)) for key in error.instance if key not in known]
+
+
 def _schema_problems(raw: Any, source: str) -> list[Problem]:
     problems = []
-    for error in sorted(_schema_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path))):
+    errors = sorted(_schema_validator().iter_errors(raw), key=lambda e: list(map(str, e.absolute_path)))
+    # An object with a misspelt key gets one line for that key; the errors that follow from the
+    # key missing under its right name (e.g. "a field needs versions") are left out.
+    misspelt = {tuple(e.absolute_path) for e in errors if e.validator == "additionalProperties"
+                and any(hint for _, hint in _unknown_keys(e))}
+    for error in errors:
+        if error.validator == "additionalProperties":
+            where = _located_path(raw, list(error.absolute_path))
+            for key, hint in _unknown_keys(error):
+                problem = Problem(source, where, f"unknown key {key!r}{hint}")
+                if problem not in problems:  # alternatives of one schema can each report the key
+                    problems.append(problem)
+            continue
+        if error.validator in ("anyOf", "required") and tuple(error.absolute_path) in misspelt:
+            continue
         # jsonschema's messages for oneOf and pattern are vague; say what was expected instead.
         if error.validator in ("oneOf", "pattern") and "description" in error.schema:
             message = f"{error.instance!r} is not {error.schema['description']}"
@@ -89,8 +109,6 @@ def _schema_problems(raw: Any, source: str) -> list[Problem]:
             message = f"{error.instance!r} is not valid here"
         elif error.validator == "anyOf":
             message = "a field needs versions or taggedVersions"
-        elif error.validator == "additionalProperties":
-            message = error.message.replace("Additional properties are not allowed", "unknown key")
         else:
             message = error.message
         problems.append(Problem(source, _located_path(raw, list(error.absolute_path)), message))

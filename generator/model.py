@@ -13,7 +13,9 @@ import uuid
 from dataclasses import dataclass, field as dc_field
 from typing import Any
 
-from .types import FieldType, INTEGER_RANGES
+from kwire.wire.primitives import INT_RANGES as INTEGER_RANGES
+
+from .types import FieldType
 from .versions import NONE, Versions
 
 MESSAGE_TYPES = ("request", "response", "header", "metadata", "data", "coordinator-key", "coordinator-value")

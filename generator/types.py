@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import did_you_mean
+
 # name -> encoded width in bytes; None for variable-length types
 PRIMITIVE_WIDTHS: dict[str, int | None] = {
     "bool": 1,
@@ -19,14 +21,6 @@ PRIMITIVE_WIDTHS: dict[str, int | None] = {
     "records": None,
 }
 
-INTEGER_RANGES: dict[str, tuple[int, int]] = {
-    "int8": (-(2**7), 2**7 - 1),
-    "int16": (-(2**15), 2**15 - 1),
-    "uint16": (0, 2**16 - 1),
-    "int32": (-(2**31), 2**31 - 1),
-    "uint32": (0, 2**32 - 1),
-    "int64": (-(2**63), 2**63 - 1),
-}
 
 # struct format characters for the fixed-width types (big-endian is applied by the caller)
 STRUCT_CODES: dict[str, str] = {
@@ -61,7 +55,9 @@ class FieldType:
         if text[:1].isupper() and text.isalnum():
             return FieldType(text)
         if text[:1].isalpha() and text.isalnum():
-            raise ValueError(f"unknown type {text!r}: struct names start with a capital letter")
+            hint = did_you_mean(text, PRIMITIVE_WIDTHS)
+            raise ValueError(f"unknown type {text!r}{hint}" if hint else
+                             f"unknown type {text!r}: struct names start with a capital letter")
         raise ValueError(f"unknown type {text!r}")
 
     @property
@@ -79,10 +75,6 @@ class FieldType:
     @property
     def is_primitive(self) -> bool:
         return self.name in PRIMITIVE_WIDTHS
-
-    @property
-    def is_integer(self) -> bool:
-        return self.name in INTEGER_RANGES
 
     @property
     def fixed_width(self) -> int | None:

@@ -16,6 +16,19 @@ listed before it):
 
 ``kwire.generator`` (build time: load and validate definitions, emit code, check compatibility)
 depends on the wire core only; nothing in the runtime imports it.
+
+Where to start:
+
+- a message: ``from kwire.generated import ApiVersionsResponse``; ``ApiVersionsResponse.decode(data,
+  version)``, ``obj.encode(version)``, ``obj.to_dict(version)``;
+- frames on a connection: ``kwire.network.framing.Correlator``; a small client that negotiates,
+  produces and fetches: ``kwire.network.client.KafkaClient``;
+- record batches: ``kwire.records.BatchReader``, ``kwire.records.RecordBatchBuilder``;
+- KRaft metadata: ``kwire.logs.metadata_log.read_metadata_log``, ``MetadataLogDirectory``;
+- many files at once: ``kwire.spark.build_session`` and ``spark.read.format("kwire")``, or
+  ``kwire.spark.read_table`` without Spark;
+- errors: everything kwire raises on purpose is a :class:`KwireError` (exported here with its
+  subclasses).
 """
 from __future__ import annotations
 

@@ -141,10 +141,15 @@ def test_installed_kwire_decodes_generates_and_type_checks(venv, tmp_path):
         response = ApiVersionsResponse(api_keys=[ApiVersion(api_key=18, max_version=4)])
         throttle: int = response.throttle_time_ms
         name: str = response.error_code
+        found = response.api_keys.find(18)  # a mapKey array: KeyedList[ApiVersion]
+        assert found is not None and found.max_version == 4
+        wrong: str | None = response.api_keys.find(18)
     """))
     checked = subprocess.run([python, "-m", "mypy", "--no-error-summary", "--cache-dir", str(work / ".mypy"), "user.py"],
                              cwd=work, env=env, capture_output=True, text=True, timeout=600)
-    # exactly the one deliberate mistake: the annotations are seen, nothing is Any
+    # exactly the two deliberate mistakes: the annotations are seen, nothing is Any
     assert checked.stdout.strip().splitlines() == [
-        'user.py:7: error: Incompatible types in assignment (expression has type "int", variable has type "str")  [assignment]'
+        'user.py:7: error: Incompatible types in assignment (expression has type "int", variable has type "str")  [assignment]',
+        'user.py:10: error: Incompatible types in assignment (expression has type "ApiVersion | None", '
+        'variable has type "str | None")  [assignment]',
     ], checked.stdout + checked.stderr

@@ -68,7 +68,7 @@ def _lazy_factory(f: Field) -> str:
 def _param(f: Field, uuid_names: dict[str, str]) -> tuple[str, str, str]:
     """(type hint, default, init expression) of a constructor parameter."""
     nullable = not f.nullable_versions.empty
-    hint = python_type(f, nullable)
+    hint = python_type(f, nullable, parameter=True)
     t = f.type
     if t.is_array or t.is_struct:
         # None asks for the default, so that no mutable default is ever shared.

@@ -288,9 +288,18 @@ def non_default_check(f: Field, expr: str, uuid_names: dict[str, str]) -> str:
     return f"{expr} != {default_literal(f, uuid_names)}"
 
 
-def python_type(f: Field, nullable: bool) -> str:
+def python_type(f: Field, nullable: bool, *, parameter: bool = False) -> str:
+    """The annotation of a field's attribute: what decoding gives (mapKey arrays are KeyedLists).
+
+    As a constructor ``parameter`` any list will do: the constructor makes it a KeyedList.
+    """
     t = f.type
-    base = _py_scalar(t.name) if not t.is_array else f"list[{_py_scalar(t.element.name)}]"  # type: ignore[union-attr]
+    if not t.is_array:
+        base = _py_scalar(t.name)
+    else:
+        keyed = f.struct is not None and f.struct.map_key_fields and not parameter
+        container = "KeyedList" if keyed else "list"
+        base = f"{container}[{_py_scalar(t.element.name)}]"  # type: ignore[union-attr]
     return f"{base} | None" if nullable else base
 
 

@@ -65,8 +65,10 @@ def markdown(result: dict[str, Any], pictures: dict[str, str] | None = None) -> 
         f"{', unknown tagged fields kept across versions' if result['unknown_tags'] else ''}.",
         "",
         f"**{'PASSED' if summary['passed'] else 'FAILED'}**: {summary['cells']} cells, "
-        f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions with the "
-        f"static classification, {summary['unshown_fields']} fields static names but no directed search showed.",
+        f"{_count(summary['failed_cases'], 'failing case')}, "
+        f"{_count(summary['contradictions'], 'contradiction')} with the static classification, "
+        f"{_count(summary['unshown_fields'], 'field')} that the static classification names as losable "
+        f"or refusing but no directed search could show lost or refused.",
         "",
         "A cell *from -> to* writes instances valid at *from* at version *to* and reads them back: "
         "`lossless` all came back equal, `lossy` some came back different, `refused` some could not be "
@@ -183,16 +185,21 @@ def picture_name(message_name: str) -> str:
     return f"{message_name}.png"
 
 
-def write_report(result: dict[str, Any], directory: Path) -> list[Path]:
-    """report.json, report.md and one PNG per message in ``directory``; returns what was written."""
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun if n == 1 else noun + 's'}"
+
+
+def write_report(result: dict[str, Any], directory: Path, *, pictures: bool = True) -> list[Path]:
+    """report.json, report.md and (with ``pictures``, which need matplotlib) one PNG per message in
+    ``directory``; returns what was written."""
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    pictures = {}
-    for name, message in result["messages"].items():
+    write_json(result, directory / "report.json")  # first: the data survives whatever drawing does
+    drawn = []
+    names = {}
+    for name, message in result["messages"].items() if pictures else ():
         target = directory / picture_name(name)
         draw_matrix(name, message, target)
-        pictures[name] = target.name
-        written.append(target)
-    write_json(result, directory / "report.json")
-    write_markdown(result, directory / "report.md", pictures)
-    return [directory / "report.json", directory / "report.md", *written]
+        names[name] = target.name
+        drawn.append(target)
+    write_markdown(result, directory / "report.md", names)
+    return [directory / "report.json", directory / "report.md", *drawn]

@@ -94,12 +94,6 @@ def can_vary(info: FieldInfo, version: int, unknown_tags: bool) -> bool:
     return unknown_tags or any(can_vary(sub, version, unknown_tags) for sub in info.struct.FIELDS)
 
 
-def static_matrix(cls: type[GeneratedStruct], *, unknown_tags: bool = False) -> dict[tuple[int, int], StaticCell]:
-    low, high = cls.VALID_VERSIONS
-    return {(f, t): classify(cls, f, t, unknown_tags=unknown_tags)
-            for f in range(low, high + 1) for t in range(low, high + 1)}
-
-
 def explains(static_path: str, observed_path: str) -> bool:
     """Whether a loss seen at ``observed_path`` lies inside the field ``static_path`` names."""
     return observed_path == static_path or observed_path.startswith((static_path + ".", static_path + "[]"))

@@ -202,11 +202,6 @@ def decode_control(record: Record, *, strict: bool = False) -> ControlRecord | U
     return ControlRecord(key.type, decode_control_value(key.type, record.value, MESSAGES), key.version)
 
 
-def encode_log(batches: Iterable[LogBatch]) -> bytes:
-    """Batches back to back, as in a segment or snapshot file."""
-    return b"".join(batch.encode() for batch in batches)
-
-
 class SegmentWriter:
     """Batches appended at consecutive offsets, as a partition leader writes them, and the
     segment file they make (``<20-digit base offset>.log``)."""

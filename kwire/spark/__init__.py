@@ -32,7 +32,12 @@ _EXPORTS = {
     "spark_schema": "kwire.spark.schemas",
 }
 
-__all__ = sorted(_EXPORTS)
+# Imported on first use (PySpark and PyArrow load only then), so there is no __all__: the API
+# reference documents each name in its own module.
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_EXPORTS])
 
 
 def __getattr__(name: str) -> Any:

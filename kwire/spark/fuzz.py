@@ -79,12 +79,12 @@ def write_results_parquet(result: dict[str, Any], path: Path) -> Path:
 
 
 def run_spark_sweep(messages: Sequence[str], *, master: str | None = None, show_progress: bool = True,
-                    **options: Any) -> dict[str, Any]:
+                    show_jvm_output: bool = True, **options: Any) -> dict[str, Any]:
     """Start (or reuse) the session and run :func:`spark_sweep`, with a progress line on stderr."""
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import SHIPPED_PACKAGES, build_session, ship_packages
 
-    spark = build_session(master, app_name="kwire fuzz")
+    spark = build_session(master, app_name="kwire fuzz", show_jvm_output=show_jvm_output)
     package = options.get("package", "kwire.generated")
     if package not in SHIPPED_PACKAGES:  # another generated package: the tasks import it too
         ship_packages(spark, [package])

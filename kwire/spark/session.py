@@ -6,7 +6,7 @@
 - Python workers on this interpreter (``PYSPARK_PYTHON``) unless it is set; on a cluster set
   it to the executors' interpreter;
 - kwire importable in the workers: through ``PYTHONPATH`` with a local master, and as a zip of
-  the ``kwire`` and ``generated`` packages added with ``addPyFile`` otherwise;
+  the ``kwire`` package (with ``kwire.generated``) added with ``addPyFile`` otherwise;
 - the ``kwire`` data source registered.
 
 Settings made elsewhere win over these defaults: keys given in ``config`` or in
@@ -23,6 +23,8 @@ import warnings
 import zipfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from kwire.spark.jvm_output import jvm_stderr
 
 LOG4J2_CONFIG = Path(__file__).with_name("log4j2.properties")
 DEFAULT_MASTER = "local[*]"
@@ -53,8 +55,13 @@ def build_session(
     app_name: str = "kwire",
     config: Mapping[str, str] | None = None,
     ship: Iterable[str] = SHIPPED_PACKAGES,
+    show_jvm_output: bool = True,
 ):
-    """Get or create the SparkSession (see the module docstring for what is set up)."""
+    """Get or create the SparkSession (see the module docstring for what is set up).
+
+    ``show_jvm_output=False`` keeps the JVM's console output (log lines, stack frames of failed
+    tasks) off the screen for the session's life: for commands that report errors themselves.
+    """
     master = resolve_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     # PySpark warns on import that it does not fully support pandas 3; kwire does not use pandas.
@@ -68,7 +75,8 @@ def build_session(
     builder = SparkSession.builder.master(master).appName(app_name)
     for key, value in session_config(config).items():
         builder = builder.config(key, value)
-    spark = builder.getOrCreate()
+    with jvm_stderr(show_jvm_output):
+        spark = builder.getOrCreate()
 
     if not is_local(master):
         ship_packages(spark, packages)

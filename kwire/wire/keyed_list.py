@@ -5,10 +5,12 @@ subclasses of ``list``); generated code uses this module as plain Python in both
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
 
 
-class KeyedList(list):
+class KeyedList(list[T], Generic[T]):
     """A list of struct elements with map keys: ordered, duplicates kept, lookup by key.
 
     Kafka's Java code uses an implicit linked hash multi-collection for ``mapKey`` arrays; a list
@@ -17,19 +19,20 @@ class KeyedList(list):
 
     __slots__ = ()
 
-    def find(self, *key: Any) -> Any:
+    def find(self, *key: Any) -> T | None:
         """The first element whose map key fields equal ``key``, or None."""
         for element in self:
-            if element._map_key() == key:
+            if element._map_key() == key:  # type: ignore[attr-defined]
                 return element
         return None
 
-    def find_all(self, *key: Any) -> list:
-        return [e for e in self if e._map_key() == key]
+    def find_all(self, *key: Any) -> list[T]:
+        """Every element whose map key fields equal ``key``, in order."""
+        return [e for e in self if e._map_key() == key]  # type: ignore[attr-defined]
 
-    def index_by_key(self) -> dict[tuple, list]:
+    def index_by_key(self) -> dict[tuple, list[T]]:
         """All elements grouped by key, for many lookups at once."""
-        index: dict[tuple, list] = {}
+        index: dict[tuple, list[T]] = {}
         for element in self:
-            index.setdefault(element._map_key(), []).append(element)
+            index.setdefault(element._map_key(), []).append(element)  # type: ignore[attr-defined]
         return index

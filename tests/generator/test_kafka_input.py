@@ -196,7 +196,7 @@ def test_validate_reads_old_files_and_says_why(tmp_path, capsys):
     path.write_text(wrap('{"name": "Id", "type": "int32", "versions": "0+"}', NO_FLEXIBLE))
     assert main(["validate", str(path)]) == 0
     out, err = capsys.readouterr()
-    assert out == "1 definitions valid (1 warning)\n"
+    assert out == "1 definition valid (1 warning)\n"
     assert err.startswith(f"warning: {path}: $: flexibleVersions is missing: read as \"none\"")
     assert "kwire generate requires it" in err
     assert main(["generate", "--defs", str(path), "--out", str(tmp_path / "out")]) == 2

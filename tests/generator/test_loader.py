@@ -132,18 +132,20 @@ def test_deeply_nested_fields_are_a_definition_error() -> None:
 
 # --- unknown keys -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", ["requestScope", "description", "flexible", "validversions"])
-def test_unknown_top_level_key(key: str) -> None:
+@pytest.mark.parametrize(("key", "hint"), [("requestScope", ""), ("description", ""), ("flexible", ""),
+                                         ("validversions", " (did you mean 'validVersions'?)")])
+def test_unknown_top_level_key(key: str, hint: str) -> None:
     [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+"}', HEAD + f', "{key}": "x"'))
     assert problem.path == "$"
-    assert problem.message == f"unknown key ('{key}' was unexpected)"
+    assert problem.message == f"unknown key {key!r}{hint}"
 
 
-@pytest.mark.parametrize("key", ["doc", "nullable", "Versions", "deprecatedVersions"])
-def test_unknown_field_key(key: str) -> None:
+@pytest.mark.parametrize(("key", "hint"), [("doc", ""), ("nullable", ""),
+                                         ("Versions", " (did you mean 'versions'?)"), ("deprecatedVersions", "")])
+def test_unknown_field_key(key: str, hint: str) -> None:
     [problem] = problems(wrap(f'{{"name": "Id", "type": "int32", "versions": "0+", "{key}": "x"}}'))
     assert problem.path == "$.fields[0] (Id)"
-    assert problem.message == f"unknown key ('{key}' was unexpected)"
+    assert problem.message == f"unknown key {key!r}{hint}"
 
 
 def test_unknown_key_in_nested_field_and_common_struct() -> None:
@@ -151,14 +153,14 @@ def test_unknown_key_in_nested_field_and_common_struct() -> None:
     common = ', "commonStructs": [{"name": "C", "versions": "0+", "about": "no", "fields": []}]'
     found = problems(wrap(nested, HEAD + common))
     assert [(p.path, p.message) for p in found] == [
-        ("$.commonStructs[0]", "unknown key ('about' was unexpected)"),
-        ("$.fields[0].fields[0] (Id)", "unknown key ('x' was unexpected)"),
+        ("$.commonStructs[0]", "unknown key 'about'"),
+        ("$.fields[0].fields[0] (Id)", "unknown key 'x'"),
     ]
 
 
 def test_unknown_key_with_null_value_is_still_unknown() -> None:
     [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+", "doc": null}'))
-    assert problem.message == "unknown key ('doc' was unexpected)"
+    assert problem.message == "unknown key 'doc'"
 
 
 # --- lenient scalars, as Jackson coerces them ---------------------------------------------------
@@ -417,3 +419,22 @@ def test_we_read_what_kafka_python_reads(path: Path) -> None:
                 for n, t, v, tag, about, sub in tree]
 
     assert _our_tree(ours.fields) == normalise(_their_tree(theirs.get("fields", [])))
+
+
+# --- typos -------------------------------------------------------------------------------------
+
+def test_a_misspelt_key_is_said_once_with_its_near_match(tmp_path: Path) -> None:
+    field = {"name": "Id", "type": "int32", "verisons": "0+"}
+    raw = {"name": "TestData", "type": "data", "validVersions": "0", "flexibleVersions": "none", "fields": [field]}
+    with pytest.raises(DefinitionError) as info:
+        load_text(json.dumps(raw), "t.json")
+    assert [str(p) for p in info.value.problems] == [
+        "t.json: $.fields[0] (Id): unknown key 'verisons' (did you mean 'versions'?)"]
+
+
+def test_a_misspelt_primitive_type_gets_its_near_match() -> None:
+    raw = {"name": "TestData", "type": "data", "validVersions": "0", "flexibleVersions": "none",
+           "fields": [{"name": "Id", "type": "uuidd", "versions": "0+"}]}
+    with pytest.raises(DefinitionError) as info:
+        load_text(json.dumps(raw), "t.json")
+    assert [p.message for p in info.value.problems] == ["unknown type 'uuidd' (did you mean 'uuid'?)"]

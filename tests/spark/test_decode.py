@@ -492,6 +492,11 @@ def test_kwire_decode_command_writes_parquet_and_json(spark, log_dir, expected_r
 
     assert kwire_main(["decode", str(tmp_path / "missing"), "--out", str(tmp_path / "x")]) == 2
     assert kwire_main(["decode", str(log_dir), "--out", str(out)]) == 2  # the output exists
+    assert "give a new directory or --mode overwrite" in capsys.readouterr().err
+    # --mode overwrite replaces it: the bootstrap file's 3 records instead of the log's
+    assert kwire_main(["decode", str(KRAFT_36 / "bootstrap.checkpoint"), "--out", str(out), "--mode", "overwrite",
+                       "-q"]) == 0
+    assert sum(__import__("pyarrow.parquet").parquet.read_table(p).num_rows for p in out.glob("*.parquet")) == 3
 
 
 def test_control_records_are_decoded_in_any_file_when_asked(log_dir):

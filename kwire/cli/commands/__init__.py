@@ -2,6 +2,20 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
+
+
+def missing_extra(extra: str, *modules: str) -> str | None:
+    """A one-line reason when an optional dependency is not installed, e.g. for ``kwire[spark]``."""
+    absent = [name for name in modules if importlib.util.find_spec(name) is None]
+    if not absent:
+        return None
+    return f"{' and '.join(absent)} {'is' if len(absent) == 1 else 'are'} not installed; install kwire[{extra}]"
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """``1 definition``, ``3 definitions``: a count with its noun agreeing."""
+    return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
 
 
 def positive_int(text: str) -> int:

@@ -70,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 2
+    nothing = nothing_to_compare(args.old, old, args.new, new)
+    if nothing:
+        print(f"kwire check-compat: {nothing}", file=sys.stderr)
+        return 2
     if old.single and new.single:
         everything = compare_messages(old.messages[0], new.messages[0])
         checked = {old.messages[0].name: old.messages[0].source}
@@ -124,6 +128,23 @@ def junit_report(checked: dict[str, str], findings_by_message: dict[str, Sequenc
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
+def nothing_to_compare(old_spec: str, old: Side, new_spec: str, new: Side) -> str | None:
+    """Why the two sides cannot be compared (an empty side, or no message in common), if so.
+
+    A CI gate whose OLD path has a typo must fail, not pass with "0 messages checked".
+    """
+    for spec, side in ((old_spec, old), (new_spec, new)):
+        if not side.messages:
+            return f"{spec}: no definitions (*.json files) found"
+    if old.single and new.single:
+        return None
+    common = {m.name for m in old.messages} & {m.name for m in new.messages}
+    if not common:
+        return (f"{old_spec} and {new_spec} have no message in common "
+                f"({len(old.messages)} and {len(new.messages)} definitions): nothing to compare")
+    return None
+
+
 def read_side(spec: str) -> Side:
     """Load what one argument names; raise DefinitionError when it cannot be read or is invalid."""
     if spec.startswith(GIT_PREFIX):
@@ -137,13 +158,13 @@ def read_side(spec: str) -> Side:
 def read_git(spec: str) -> Side:
     rev, sep, path = spec[len(GIT_PREFIX):].partition(":")
     if not sep or not rev:
-        raise DefinitionError([Problem(spec, "$", "expected git:REV:PATH, e.g. git:HEAD~1:message_defs")])
+        raise DefinitionError([Problem(spec, "", "expected git:REV:PATH, e.g. git:HEAD~1:message_defs")])
     obj = f"{rev}:{path}"
     kind = git(spec, "cat-file", "-t", obj).decode().strip()
     if kind == "blob":
         return Side([load_text(blob_text(spec, obj), spec, old_format=True)], single=True)
     if kind != "tree":
-        raise DefinitionError([Problem(spec, "$", f"{obj} is a {kind}, not a file or directory")])
+        raise DefinitionError([Problem(spec, "", f"{obj} is a {kind}, not a file or directory")])
     messages: list[Message] = []
     problems: list[Problem] = []
     for name, blob in json_blobs(spec, obj):
@@ -175,7 +196,7 @@ def blob_text(source: str, obj: str) -> str:
     try:
         return git(source, "cat-file", "blob", obj).decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise DefinitionError([Problem(source, "$", f"cannot read: {exc}")]) from None
+        raise DefinitionError([Problem(source, "", f"cannot read: {exc}")]) from None
 
 
 def git(source: str, *argv: str) -> bytes:
@@ -183,8 +204,8 @@ def git(source: str, *argv: str) -> bytes:
     try:
         done = subprocess.run(["git", *argv], capture_output=True, check=False)
     except OSError as exc:
-        raise DefinitionError([Problem(source, "$", f"cannot run git: {exc}")]) from None
+        raise DefinitionError([Problem(source, "", f"cannot run git: {exc}")]) from None
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip() or f"git exited with {done.returncode}"
-        raise DefinitionError([Problem(source, "$", f"cannot read from git: {detail}")])
+        raise DefinitionError([Problem(source, "", f"cannot read from git: {detail}")])
     return done.stdout

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from kwire.cli.commands import positive_int
+from kwire.cli.commands import missing_extra, positive_int
 
 FORMATS = ("parquet", "json")
 
@@ -29,7 +29,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "write one row per record.",
         epilog="Exit status: 0 written, 1 input that does not decode, 2 bad usage.")
     p.add_argument("path", metavar="PATH", help="a log file or a directory such as a broker's log.dirs")
-    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory (must not exist)")
+    p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
+    p.add_argument("--mode", choices=("error", "overwrite"), default="error",
+                   help="when --out exists: error (the default) or overwrite it")
     p.add_argument("--format", choices=FORMATS, default="parquet", help="output format (default parquet)")
     p.add_argument("--master", help="Spark master URL (default: $SPARK_MASTER, else local[*])")
     p.add_argument("--record-type", metavar="NAME",
@@ -44,17 +46,23 @@ def run(args: argparse.Namespace) -> int:
     if not os.path.exists(args.path):
         print(f"kwire decode: {args.path}: no such file or directory", file=sys.stderr)
         return 2
-    if args.out.exists():
-        print(f"kwire decode: {args.out} exists; give a new directory", file=sys.stderr)
+    if args.out.exists() and args.mode == "error":
+        print(f"kwire decode: {args.out} exists; give a new directory or --mode overwrite", file=sys.stderr)
         return 2
-    try:
-        from kwire.spark.progress import JobProgress
-        from kwire.spark.session import build_session
-    except ImportError as exc:
-        print(f"kwire decode: Spark support is not installed ({exc}); install kwire[spark]", file=sys.stderr)
+    missing = missing_extra("spark", "pyspark", "pyarrow")
+    if missing:
+        print(f"kwire decode: {missing}", file=sys.stderr)
+        return 2
+    from kwire.spark.logfiles import discover
+    from kwire.spark.progress import JobProgress
+    from kwire.spark.session import build_session
+
+    if not discover(args.path):  # before Spark starts: that takes seconds
+        print(f"kwire decode: no Kafka log files in {args.path} (looked for *.log segments, *.checkpoint "
+              f"snapshots and *.batch files)", file=sys.stderr)
         return 2
     started = time.monotonic()
-    spark = build_session(args.master, app_name="kwire decode")
+    spark = build_session(args.master, app_name="kwire decode", show_jvm_output=args.verbose)
     reader = spark.read.format("kwire").option("decodeRecords", args.decode_records)
     if args.record_type:
         reader = reader.option("recordType", args.record_type)
@@ -64,10 +72,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         frame = reader.load(os.path.abspath(args.path))
         if args.quiet:
-            frame.write.format(args.format).save(str(args.out))
+            frame.write.format(args.format).mode(args.mode).save(str(args.out))
         else:
             with JobProgress(spark, "decode"):
-                frame.write.format(args.format).save(str(args.out))
+                frame.write.format(args.format).mode(args.mode).save(str(args.out))
         rows = spark.read.parquet(str(args.out)).count() if args.format == "parquet" else None
     except Exception as exc:  # Spark wraps the task's KwireError in its own exception types
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)

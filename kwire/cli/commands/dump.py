@@ -45,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     out = sys.stdout
     corrupt = unreadable = False
+    files = 0
     for event in dump_paths(args.paths, decoder=args.decoder, strict=args.strict):
         kind = event["event"]
+        files += kind == "file"
         if kind == "error":
             unreadable = unreadable or bool(event.get("unreadable"))
             corrupt = True
@@ -57,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n")
         elif not args.quiet:
             write_text(out, event)
+    if not files:
+        print(f"kwire dump: no Kafka files in {', '.join(map(str, args.paths))} (looked for log segments, "
+              f"snapshots and checkpoints, index, time-index, transaction-index, producer-state and "
+              f"quorum-state files)", file=sys.stderr)
+        return 2
     return 2 if unreadable else 1 if corrupt else 0
 
 

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TextIO
 
-from kwire.cli.commands import non_negative_int, positive_int
+from kwire.cli.commands import missing_extra, non_negative_int, plural, positive_int
 from kwire.fuzz.matrix import load_messages
 from kwire.fuzz.report import format_table, reproduce_command, summary_rows, write_report
 from kwire.fuzz.sweep import failing_cases, sweep, versions_of
@@ -65,10 +65,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire fuzz: no such message: {', '.join(unknown)}", file=sys.stderr)
         return 2
     on_spark = args.spark or args.master is not None
+    missing = (missing_extra("spark", "pyspark", "pyarrow") if on_spark
+               else missing_extra("spark", "pyarrow") if args.parquet else None)
+    if missing:
+        print(f"kwire fuzz: {missing}", file=sys.stderr)
+        return 2
     if on_spark:
         from kwire.spark.fuzz import run_spark_sweep
 
-        result = run_spark_sweep(names, master=args.master, show_progress=not args.quiet, package=args.package,
+        result = run_spark_sweep(names, master=args.master, show_progress=not args.quiet,
+                                 show_jvm_output=args.verbose, package=args.package,
                                  seed=args.seed, start=args.start, cases=args.cases, unknown_tags=args.unknown_tags)
     else:
         total = sum(len(versions_of(registry[n])) for n in names) * args.cases
@@ -85,9 +91,12 @@ def run(args: argparse.Namespace) -> int:
               f"{summary['failed_cases']} failing cases, {summary['contradictions']} contradictions, "
               f"{summary['unshown_fields']} unshown fields")
     if args.report:
-        written = write_report(result, args.report)
+        no_pictures = missing_extra("report", "matplotlib")
+        if no_pictures:
+            print(f"kwire fuzz: report without pictures: {no_pictures}", file=sys.stderr)
+        written = write_report(result, args.report, pictures=not no_pictures)
         if not args.quiet:
-            print(f"report: {', '.join(str(p) for p in written[:2])} and {len(written) - 2} pictures")
+            print(f"report: {', '.join(str(p) for p in written[:2])} and {plural(len(written) - 2, 'picture')}")
     parquet = args.parquet or (args.report / "results.parquet" if on_spark and args.report else None)
     if parquet:
         from kwire.spark.fuzz import write_results_parquet

