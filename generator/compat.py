@@ -61,6 +61,11 @@ RULES: dict[str, str] = {
 MESSAGE_RULES = frozenset({"message-removed", "api-key-changed", "message-type-changed", "versions-removed",
                            "message-renamed"})
 
+# A field that stays but moves (another place among the untagged fields, another tag) is read from
+# where another field's value was written: bytes already written decode to other values even when
+# the layout's kinds agree (two int32 fields swapped), so the layout does not excuse these.
+MOVED_FIELD_RULES = frozenset({"field-order-changed", "tag-renumbered"})
+
 ABSENT = "(absent)"
 
 
@@ -264,7 +269,7 @@ class _Comparison:
         judged: list[Finding] = []
         covered: list[Versions] = []
         for finding, parts in zip(self.findings, self.parts):
-            if finding.level != "wire" or finding.rule in MESSAGE_RULES or not parts:
+            if finding.level != "wire" or finding.rule in MESSAGE_RULES | MOVED_FIELD_RULES or not parts:
                 judged.append(finding)
                 continue
             changed = merge(p for d in differ for p in intersect_all(parts, d))
@@ -276,6 +281,7 @@ class _Comparison:
                 judged.append(replace(finding, versions=versions_text(kept), level="json",
                                       reason=self.same_bytes_reason(finding, kept)))
         unexplained = differ
+        covered.extend(p for f, parts in zip(self.findings, self.parts) if f.rule in MOVED_FIELD_RULES for p in parts)
         for part in covered:
             unexplained = minus_all(unexplained, part)
         for piece in merge(unexplained):

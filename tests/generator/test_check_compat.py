@@ -408,6 +408,20 @@ def test_struct_inlined_in_flexible_versions_changes_the_bytes():
     assert {f.versions for f in check(old, new) if f.level == "json"} == {"0-1"}
 
 
+def test_two_fields_of_one_type_swapped_are_a_wire_finding():
+    # the layout's kinds agree, but v0-3 bytes written with A first would now be read as B
+    old = changed(fields=[field("A"), field("B"), field("Count", "int64")])
+    new = changed(fields=[field("B"), field("A"), field("Count", "int64")])
+    f = only(wire(old, new), "field-order-changed")
+    assert (f.versions, f.old, f.new) == ("0-3", "A, B, Count", "B, A, Count")
+
+
+def test_two_tagged_fields_of_one_type_swapping_tags_are_a_wire_finding():
+    old = changed(fields=BASE["fields"] + [tagged("A", 0), tagged("B", 1)])
+    new = changed(fields=BASE["fields"] + [tagged("A", 1), tagged("B", 0)])
+    assert found(wire(old, new)) == {("tag-renumbered", "A"), ("tag-renumbered", "B")}
+
+
 def test_records_and_bytes_are_the_same_bytes():
     old = definition([field("Records", "bytes", nullableVersions="0+")])
     new = definition([field("Records", "records", nullableVersions="0+")])
