@@ -181,6 +181,11 @@ def test_latest_unstable_request_version_may_still_change():
     assert found(check(old, new)) == {("untagged-field-added", "Size")}
 
 
+def test_message_renamed_in_place_is_an_api_finding():
+    f = only(check(BASE, changed(name="ItemRecord")), "message-renamed")
+    assert (f.level, f.old, f.new) == ("api", "ThingRecord", "ItemRecord")
+
+
 def test_message_removed_from_a_set_and_new_message_accepted():
     a, b = model(BASE, "a.json"), model(definition([field("X")], name="OtherRecord", api_key=91), "b.json")
     c = model(definition([field("Y")], name="BrandNewRecord", api_key=92), "c.json")
