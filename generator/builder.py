@@ -7,6 +7,9 @@ run reports everything wrong with a file.
 """
 from __future__ import annotations
 
+import base64
+import re
+import uuid
 from typing import Any
 
 from .errors import Problem
@@ -54,10 +57,12 @@ def as_versions_text(value: Any) -> str | None:
 
 
 class _Builder:
-    def __init__(self, raw: dict[str, Any], source: str) -> None:
+    def __init__(self, raw: dict[str, Any], source: str, old_format: bool = False) -> None:
         self.raw = raw
         self.source = source
+        self.old_format = old_format  # read as the Kafka release that wrote the file did
         self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
         self.valid = NONE
         self.flexible = NONE
         self.inline_specs: dict[str, tuple[dict[str, Any], str, Versions]] = {}  # name -> (spec, path, versions)
@@ -67,6 +72,9 @@ class _Builder:
 
     def problem(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.source, path, message))
+
+    def warning(self, path: str, message: str) -> None:
+        self.warnings.append(Problem(self.source, path, message))
 
     def versions(self, text: Any, path: str, what: str, default: Versions | None = None) -> Versions | None:
         try:
@@ -97,7 +105,14 @@ class _Builder:
 
         flexible = NONE
         if "flexibleVersions" not in raw:
-            self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
+            if valid.empty:
+                pass  # Kafka ignores flexibleVersions of a message without versions (a retired apiKey)
+            elif self.old_format:
+                self.warning("$", "flexibleVersions is missing: read as \"none\" (never flexible), as Kafka did "
+                                  "until it became required in Kafka 3.0 (KAFKA-12877); kwire generate "
+                                  "requires it")
+            else:
+                self.problem("$", "flexibleVersions is required (use \"0+\" for a new message, \"none\" if never flexible)")
         else:
             flexible = self.versions(raw["flexibleVersions"], "$.flexibleVersions", "flexibleVersions", NONE) or NONE
             if not flexible.empty and not flexible.open_ended:
@@ -119,6 +134,8 @@ class _Builder:
             if not flexible.empty:
                 self.problem("$.flexibleVersions", "a coordinator-key cannot be flexible")
 
+        header_versions = self.header_versions(raw, mtype, valid)
+
         fields = raw.get("fields", [])
         self.register_structs(raw, valid)
         commons = tuple(s for s in (self.struct_named(n) for n in self.common_specs) if s is not None)
@@ -138,7 +155,54 @@ class _Builder:
             listeners=listeners,
             source=self.source,
             structs=dict(self.built),
+            header_versions=header_versions,
         )
+
+    def header_versions(self, raw: dict[str, Any], mtype: str, valid: Versions) -> tuple[tuple[Versions, int], ...]:
+        """``headerVersions`` (newer Kafka): {"0-8": "1", "9+": "2"}, ranges contiguous from version 0
+        to an open end, each mapped to a header version; only for requests and responses."""
+        table = raw.get("headerVersions")
+        if table is None:
+            return ()
+        path = "$.headerVersions"
+        if mtype not in ("request", "response"):
+            self.problem(path, "headerVersions is only valid for requests and responses")
+            return ()
+        if valid.empty:
+            self.problem(path, "headerVersions must not be given for a message without validVersions")
+            return ()
+        if not table:
+            self.problem(path, "headerVersions must not be empty")
+            return ()
+        entries: list[tuple[Versions, int]] = []
+        for key, value in table.items():
+            try:
+                rng = Versions.parse(key, None)
+            except ValueError:
+                rng = None
+            if rng is None or rng.empty:
+                self.problem(path, f"{key!r} is not a version range")
+                return ()
+            entries.append((rng, as_int(value)))
+        entries.sort(key=lambda e: e[0].lowest)
+        if entries[0][0].lowest != 0:
+            self.problem(path, f"the first range starts at version {entries[0][0].lowest}, not 0: the table must "
+                               "cover every version, including retired ones")
+        for (before, _), (after, _) in zip(entries, entries[1:]):
+            if before.open_ended or after.lowest != before.highest + 1:
+                self.problem(path, f"ranges {before} and {after} are not contiguous")
+        if not entries[-1][0].open_ended:
+            self.problem(path, f"the last range {entries[-1][0]} must be open-ended (N+)")
+        for rng, header in entries:
+            if rng.lowest > valid.highest:
+                self.problem(path, f"range {rng} starts above the highest valid version {valid.highest}")
+            if header < 0 or header > 0x7FFF:
+                self.problem(path, f"header version {header} for {rng} is not a non-negative int16")
+        if mtype == "response" and raw.get("apiKey") is not None and as_int(raw["apiKey"]) == 18 \
+                and any(header != 0 for _, header in entries):
+            self.problem(path, "ApiVersionsResponse must use response header v0 at every version, so that "
+                               "older clients can read it (KIP-511)")
+        return tuple(entries)
 
     # --- struct registry ------------------------------------------------------------------------
     def register_structs(self, raw: dict[str, Any], valid: Versions) -> None:
@@ -302,6 +366,8 @@ class _Builder:
             self.check_overlaps(where, versions, nullable, tagged, flexible_override, self.valid, "validVersions")
 
         default = as_default(spec.get("default"))
+        if ftype.name == "uuid" and self.old_format:
+            default = self.old_uuid_default(where, default)
         self.check_default(where, ftype, default, versions, nullable)
 
         struct = None
@@ -321,6 +387,29 @@ class _Builder:
             entity_type=entity, zero_copy=zero_copy, flexible_versions=flexible_override,
             about=spec.get("about", ""), struct=struct, json_path=path,
         )
+
+    def old_uuid_default(self, where: str, default: str) -> str:
+        """A uuid default as the Kafka release that wrote the file read it, in the base64url form
+        Kafka reads now: UUID text (java.util.UUID) before 2.8; from 2.8 (KAFKA-10618) base64url,
+        of which the generator took the first 16 bytes without checking the length (the check
+        came with Uuid.fromString later)."""
+        if re.fullmatch(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}", default):
+            raw, how = uuid.UUID(default).bytes, "is UUID text, as Kafka read it before 2.8 (KAFKA-10618)"
+        elif re.fullmatch(r"[A-Za-z0-9_-]+={0,2}", default):
+            try:
+                decoded = base64.urlsafe_b64decode(default + "=" * (-len(default) % 4))
+            except ValueError:
+                return default
+            if len(decoded) <= 16:
+                return default  # 16 bytes is today's form; fewer is an error for check_default to report
+            raw, how = decoded[:16], (f"decodes to {len(decoded)} bytes, of which Kafka 2.8's generator took the "
+                                      f"first 16")
+        else:
+            return default
+        text = base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        self.warning(where, f"uuid default {default!r} {how}; read as {text!r}, the base64url form Kafka "
+                            f"reads now")
+        return text
 
     def check_overlaps(self, where: str, versions: Versions, nullable: Versions, tagged: Versions,
                        flexible_override: Versions | None, scope: Versions, scope_name: str) -> None:
@@ -389,8 +478,9 @@ def _quiet_field_versions(spec: dict[str, Any]) -> Versions:
         return NONE
 
 
-def build_message(raw: dict[str, Any], source: str) -> tuple[Message | None, list[Problem]]:
-    """Build the model of one definition; returns (message or None, problems)."""
-    builder = _Builder(raw, source)
+def build_message(raw: dict[str, Any], source: str, *,
+                  old_format: bool = False) -> tuple[Message | None, list[Problem], list[Problem]]:
+    """Build the model of one definition; returns (message or None, problems, warnings)."""
+    builder = _Builder(raw, source, old_format)
     message = builder.build()
-    return message, builder.problems
+    return message, builder.problems, builder.warnings

@@ -3,9 +3,21 @@
 Only the versions OLD already had ("existing versions") matter: anything confined to brand-new
 versions is how Kafka evolves messages and is fine. Within the existing versions a change breaks
 either data already written (KRaft records, coordinator logs, state files) or peers already
-deployed (the other side of a request/response). Fields match by name within their struct, and
-structs are followed through every struct and struct-array field, inline or common, so a change
-deep inside ``Topics[].Partitions[]`` is found with its full path.
+deployed (the other side of a request/response). Fields match by name within their struct (or, for
+a renamed field, by its place and type), and structs are followed through every struct and
+struct-array field, inline or common, so a change deep inside ``Topics[].Partitions[]`` is found
+with its full path.
+
+Each finding has a level, in the manner of buf's breaking-change categories:
+
+- ``wire``: the bytes of an existing version changed. Judged on the wire layout of each version
+  (:func:`wire_layout`), so a change that leaves every byte alone (a rename, a struct inlined in
+  non-flexible versions, another ``about``) is never a wire finding.
+- ``json``: Kafka's JSON form of the message changed (field names, nesting, the value a reader
+  fills in where a version lacks a field); quorum-state files and tools' output are this JSON.
+- ``api``: the names and defaults of the generated Python classes changed.
+
+Checking at one level reports the findings of that level and below; the others are notes.
 
 Everything here is a pure function of two :class:`~kwire.generator.model.Message` objects; reading
 files and printing belong to ``kwire.cli.commands.check_compat``.
@@ -13,11 +25,14 @@ files and printing belong to ``kwire.cli.commands.check_compat``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
+from typing import Any, cast
 
 from .model import Field, Message, Struct, parse_default
 from .types import FieldType
 from .versions import NONE, Versions
+
+LEVELS = ("wire", "json", "api")
 
 # rule id -> what it flags; the ids are stable, machines match on them.
 RULES: dict[str, str] = {
@@ -36,7 +51,20 @@ RULES: dict[str, str] = {
     "tag-renumbered": "a tagged field got another tag",
     "tag-reused": "a tag of one field now belongs to another field",
     "tagged-versions-changed": "a field moved between the tagged section and the fixed part",
+    "wire-layout-changed": "the bytes of an existing version changed in a way no other rule names",
+    "field-renamed": "a field has another name (JSON key and Python attribute; the bytes are the same)",
+    "struct-renamed": "a struct has another name (its generated Python class; the bytes are the same)",
+    "message-renamed": "the message has another name (its generated Python class)",
 }
+
+# Rules about a message as a whole: the wire layout of its fields does not judge them.
+MESSAGE_RULES = frozenset({"message-removed", "api-key-changed", "message-type-changed", "versions-removed",
+                           "message-renamed"})
+
+# A field that stays but moves (another place among the untagged fields, another tag) is read from
+# where another field's value was written: bytes already written decode to other values even when
+# the layout's kinds agree (two int32 fields swapped), so the layout does not excuse these.
+MOVED_FIELD_RULES = frozenset({"field-order-changed", "tag-renumbered"})
 
 ABSENT = "(absent)"
 
@@ -54,6 +82,7 @@ class Finding:
     old: str
     new: str
     reason: str
+    level: str = "wire"  # the lowest of LEVELS at which this is incompatible
 
     def to_dict(self) -> dict[str, str]:
         return asdict(self)
@@ -62,9 +91,18 @@ class Finding:
     def where(self) -> str:
         return f"{self.message}.{self.path}" if self.path else self.message
 
+    def applies_at(self, level: str) -> bool:
+        """Whether checking at ``level`` counts this as incompatible (otherwise it is a note)."""
+        return LEVELS.index(self.level) <= LEVELS.index(level)
+
     def __str__(self) -> str:
         at = f" at v{self.versions}" if self.versions else ""
         return f"{self.file}: {self.where}: {self.rule}{at}: {self.old} -> {self.new}\n    {self.reason}"
+
+    def as_note(self) -> str:
+        at = f" at v{self.versions}" if self.versions else ""
+        return (f"note: {self.file}: {self.where}: {self.rule} ({self.level} level){at}: {self.old} -> {self.new}"
+                f"\n    {self.reason}")
 
 
 # --- version range arithmetic (ranges are intervals; differences may be two of them) ---------------
@@ -182,13 +220,15 @@ class _Comparison:
     def __init__(self, old: Message, new: Message) -> None:
         self.old, self.new = old, new
         self.findings: list[Finding] = []
+        self.parts: list[list[Versions]] = []  # the versions of each finding, as ranges
 
     def add(self, path: str, rule: str, versions: Sequence[Versions] | str, old: object, new: object,
-            reason: str) -> None:
+            reason: str, level: str = "wire") -> None:
         text = versions if isinstance(versions, str) else versions_text(versions)
         self.findings.append(Finding(file=self.new.source, old_file=self.old.source, message=self.new.name,
                                      path=path, rule=rule, versions=text, old=str(old), new=str(new),
-                                     reason=reason))
+                                     reason=reason, level=level))
+        self.parts.append([] if isinstance(versions, str) else merge(versions))
 
     def holders(self, versions: Sequence[Versions]) -> str:
         return holders(self.old, versions_text(versions))
@@ -212,10 +252,58 @@ class _Comparison:
                      f"validVersions {new.valid_versions}",
                      f"{self.holders(removed)} would be refused as an unsupported version; mark them in "
                      f"deprecatedVersions first, and remove them in a later release")
+        if old.name != new.name:
+            self.add("", "message-renamed", [existing], old.name, new.name,
+                     f"the generated class {old.name} is now {new.name}: Python code importing it breaks "
+                     f"(the name is not encoded; apiKey and type say which message it is)", level="api")
         scope = existing.intersect(new.valid_versions)
         self.check_flexible(scope)
         self.compare_structs(old.struct, new.struct, scope, "")
-        return self.findings
+        return self.judged_on_the_bytes(scope)
+
+    def judged_on_the_bytes(self, scope: Versions) -> list[Finding]:
+        """Hold every wire finding about fields to the wire layout: at versions where the layout
+        of OLD and NEW is the same, the change shows only in names, so it moves to the json level;
+        where the layout differs but no rule named why, say so (every byte change is reported)."""
+        same, differ = layout_agreement(self.old, self.new, scope)
+        judged: list[Finding] = []
+        covered: list[Versions] = []
+        for finding, parts in zip(self.findings, self.parts):
+            if finding.level != "wire" or finding.rule in MESSAGE_RULES | MOVED_FIELD_RULES or not parts:
+                judged.append(finding)
+                continue
+            changed = merge(p for d in differ for p in intersect_all(parts, d))
+            kept = merge(p for s in same for p in intersect_all(parts, s))
+            if changed:
+                covered.extend(changed)
+                judged.append(replace(finding, versions=versions_text(changed)) if kept else finding)
+            if kept:
+                judged.append(replace(finding, versions=versions_text(kept), level="json",
+                                      reason=self.same_bytes_reason(finding, kept)))
+        unexplained = differ
+        covered.extend(p for f, parts in zip(self.findings, self.parts) if f.rule in MOVED_FIELD_RULES for p in parts)
+        for part in covered:
+            unexplained = minus_all(unexplained, part)
+        for piece in merge(unexplained):
+            where, before, after = first_layout_difference(self.old, self.new, piece.lowest)
+            judged.append(Finding(file=self.new.source, old_file=self.old.source, message=self.new.name,
+                                  path=where, rule="wire-layout-changed", versions=str(piece),
+                                  old=before, new=after,
+                                  reason=f"{self.holders([piece])} are laid out as {before} at this point; "
+                                         f"a reader of the new definition expects {after}"))
+        return judged
+
+    def same_bytes_reason(self, finding: Finding, kept: list[Versions]) -> str:
+        same = (f"v{versions_text(kept)} bytes are the same before and after (field and struct names are "
+                f"not encoded)")
+        name = finding.path.rsplit(".", 1)[-1].removesuffix("[]")
+        key = name[:1].lower() + name[1:]
+        if finding.rule == "field-removed":
+            return (f"{same}, but Kafka's JSON form no longer has \"{key}\" where it was: JSON written before "
+                    f"(quorum-state files, tools' output) would not read back")
+        if finding.rule == "untagged-field-added":
+            return f"{same}, but Kafka's JSON form now expects \"{key}\", which JSON written before lacks"
+        return f"{same}, but Kafka's JSON form changes: {finding.reason}"
 
     def check_flexible(self, scope: Versions) -> None:
         old_flex, new_flex = self.old.flexible_versions, self.new.flexible_versions
@@ -239,8 +327,25 @@ class _Comparison:
         """Compare two generations of one struct at the versions ``scope`` where both are present."""
         if scope.empty:
             return
+        renamed = renamed_fields(old, new, scope)  # old name -> new name
+        for old_name, new_name in renamed.items():
+            before, after = old.field(old_name), new.field(new_name)
+            both = before.versions.intersect(after.versions).intersect(scope)
+            if before.json_name != after.json_name:
+                level, what = "json", (f"Kafka's JSON form calls it \"{after.json_name}\" instead of "
+                                       f"\"{before.json_name}\": JSON written before (quorum-state files, tools' "
+                                       f"output) would not read back")
+            elif before.attr_name != after.attr_name:
+                level, what = "api", f"the generated attribute {before.attr_name} is now {after.attr_name}"
+            else:
+                continue
+            self.add(prefix + old_name, "field-renamed", [both], old_name, new_name,
+                     f"{self.holders([both])} are the same bytes (names are not encoded), but {what}", level=level)
         new_by_name = {f.name: f for f in new.fields}
         old_by_name = {f.name: f for f in old.fields}
+        for of_name, nf_name in renamed.items():
+            new_by_name[of_name] = new.field(nf_name)
+            old_by_name[nf_name] = old.field(of_name)
         removed_at: dict[str, list[Versions]] = {}
         added_at: dict[str, list[Versions]] = {}
         for of in old.fields:
@@ -263,8 +368,8 @@ class _Comparison:
         for nf in new.fields:
             if nf.name in added_at:
                 self.report_added(nf, old_by_name.get(nf.name), added_at[nf.name], removed_at, prefix)
-        self.check_tag_reuse(old, new, scope, prefix)
-        self.check_order(old, new, scope, prefix)
+        self.check_tag_reuse(old, new, scope, prefix, renamed)
+        self.check_order(old, new, scope, prefix, renamed)
 
     def report_removed(self, of: Field, nf: Field | None, gone: list[Versions],
                        added_at: dict[str, list[Versions]], prefix: str) -> None:
@@ -304,17 +409,39 @@ class _Comparison:
                          f"{nf.type} decodes it and everything after it wrongly")
             return  # the other properties are not comparable across types
         if default_key(of) != default_key(nf):
-            self.add(path, "default-changed", [scope], default_text(of), default_text(nf),
-                     f"readers fill {of.name} with its default where a version lacks it, and a tagged field at "
-                     f"its default is left off the wire: {self.holders([scope])} would read back "
-                     f"{default_text(nf)} where the writer meant {default_text(of)}")
+            self.check_default(of, nf, scope, path)
         if both.empty:
             return
+        if of.struct is not None and nf.struct is not None and of.struct.name != nf.struct.name:
+            self.add(path, "struct-renamed", [both], of.struct.name, nf.struct.name,
+                     f"{self.holders([both])} are the same bytes (struct names are not encoded), but the "
+                     f"generated class {of.struct.name} is now {nf.struct.name}", level="api")
         self.check_nullable(of, nf, both, path)
         self.check_tagging(of, nf, both, path)
         self.check_field_flexible(of, nf, both, path)
         if of.struct is not None and nf.struct is not None:
             self.compare_structs(of.struct, nf.struct, both, path + ("[]." if of.type.is_array else "."))
+
+    def check_default(self, of: Field, nf: Field, scope: Versions, path: str) -> None:
+        """A default reaches the bytes only through a tagged field (left off the wire at its default);
+        where a version lacks the field, readers fill in the default (what the JSON form shows); else
+        only the generated constructor sees it."""
+        old_text, new_text = default_text(of), default_text(nf)
+        tagged = intersect_all([of.tagged_versions.intersect(nf.tagged_versions)], scope)
+        lacking = merge(minus(scope, of.versions) + minus(scope, nf.versions))
+        if tagged:
+            self.add(path, "default-changed", tagged, old_text, new_text,
+                     f"a tagged field at its default is left off the wire: {self.holders(tagged)} that left "
+                     f"{of.name} out meant {old_text}, and a reader would now take {new_text}")
+        if lacking:
+            self.add(path, "default-changed", lacking, old_text, new_text,
+                     f"readers fill {of.name} with its default where a version lacks it: "
+                     f"{self.holders(lacking)} would read back {new_text} where the writer meant {old_text}",
+                     level="json")
+        if not tagged and not lacking:
+            self.add(path, "default-changed", [scope], old_text, new_text,
+                     f"every existing version carries {of.name}, so no byte changes, but the generated "
+                     f"constructor now fills in {new_text} instead of {old_text}", level="api")
 
     def check_nullable(self, of: Field, nf: Field, both: Versions, path: str) -> None:
         shrunk = intersect_all(minus(of.nullable_versions, nf.nullable_versions), both)
@@ -363,11 +490,12 @@ class _Comparison:
                      f"{self.holders(changed)} encode the length of {of.name} one way (int16/int32 or varint) "
                      f"and readers would expect the other")
 
-    def check_tag_reuse(self, old: Struct, new: Struct, scope: Versions, prefix: str) -> None:
+    def check_tag_reuse(self, old: Struct, new: Struct, scope: Versions, prefix: str,
+                        renamed: dict[str, str]) -> None:
         new_by_tag = {f.tag: f for f in new.fields if f.is_tagged}
         for of in old.fields:
             nf = new_by_tag.get(of.tag) if of.is_tagged else None
-            if nf is None or nf.name == of.name:
+            if nf is None or nf.name == renamed.get(of.name, of.name):
                 continue
             clash = of.tagged_versions.intersect(nf.tagged_versions).intersect(scope)
             if not clash.empty:
@@ -376,13 +504,14 @@ class _Comparison:
                          f"{self.holders([clash])} use tag {of.tag} for {of.name}; a reader would decode "
                          f"those bytes as {nf.name}")
 
-    def check_order(self, old: Struct, new: Struct, scope: Versions, prefix: str) -> None:
+    def check_order(self, old: Struct, new: Struct, scope: Versions, prefix: str,
+                    renamed: dict[str, str]) -> None:
         """Non-tagged fields go on the wire in declaration order; matching by name must not hide a swap."""
         bounds = [r for f in old.fields + new.fields for r in (f.versions, f.tagged_versions)]
         changes: dict[tuple[str, str], list[Versions]] = {}
         for piece in segments(scope, bounds):
             v = piece.lowest
-            old_names = [f.name for f in old.untagged_fields_at(v)]
+            old_names = [renamed.get(f.name, f.name) for f in old.untagged_fields_at(v)]
             new_names = [f.name for f in new.untagged_fields_at(v)]
             common = set(old_names) & set(new_names)
             before = [n for n in old_names if n in common]
@@ -395,9 +524,152 @@ class _Comparison:
                      f"them as {before}")
 
 
+def renamed_fields(old: Struct, new: Struct, scope: Versions) -> dict[str, str]:
+    """Fields of ``old`` that ``new`` has under another name: same type (as the wire sees it), same
+    versions, and the same place (the same tag, or the same position among the untagged fields at
+    each existing version). Only a struct that lost as many names as it gained is read as renamed,
+    and only pairs that match one to one count, so a guess never hides a change: when two fields
+    become one (KIP-778's MinFeatureLevel and MaxFeatureLevel), each is reported as it is."""
+    old_names = {f.name for f in old.fields}
+    new_names = {f.name for f in new.fields}
+    gone = [f for f in old.fields if f.name not in new_names]
+    fresh = [f for f in new.fields if f.name not in old_names]
+    if not gone or len(gone) != len(fresh):
+        return {}
+
+    def place(struct: Struct, f: Field) -> tuple[object, ...]:
+        if f.is_tagged:
+            return ("tag", f.tag, str(f.tagged_versions))
+        live = f.versions.intersect(scope)
+        if live.empty:
+            return ("absent",)
+        bounds = [r for g in struct.fields for r in (g.versions, g.tagged_versions)]
+        return tuple(struct.untagged_fields_at(piece.lowest).index(f) if f in struct.untagged_fields_at(piece.lowest)
+                     else -1 for piece in segments(live, bounds))
+
+    def key(struct: Struct, f: Field) -> tuple[object, ...]:
+        return (type_shape(f.type), str(f.versions.intersect(scope)), place(struct, f))
+
+    old_keys: dict[tuple[object, ...], list[Field]] = {}
+    for f in gone:
+        old_keys.setdefault(key(old, f), []).append(f)
+    new_keys: dict[tuple[object, ...], list[Field]] = {}
+    for f in fresh:
+        new_keys.setdefault(key(new, f), []).append(f)
+    return {olds[0].name: new_keys[k][0].name for k, olds in old_keys.items()
+            if len(olds) == 1 and len(new_keys.get(k, [])) == 1 and k[2] != ("absent",)}
+
+
+# --- wire layout -----------------------------------------------------------------------------------
+
+Token = tuple[str, tuple[object, ...]]  # (field path, what the bytes there are)
+
+
+def wire_layout(message: Message, version: int) -> list[Token]:
+    """What the bytes of ``message`` at ``version`` are, in order, with the field each comes from.
+
+    Names never reach the wire, so only the kinds are compared across generations. A non-nullable
+    struct is its fields in a row (inlining it changes nothing) until the version is flexible,
+    where every struct ends with its own tagged section; a tagged field's default is part of the
+    layout, since a field at its default is left out."""
+    return _struct_layout(message, message.struct, version, version in message.flexible_versions, "")
+
+
+def _struct_layout(message: Message, struct: Struct, version: int, flexible: bool, prefix: str) -> list[Token]:
+    tokens: list[Token] = []
+    for f in struct.untagged_fields_at(version):
+        tokens.extend(_field_layout(message, f, version, flexible, prefix + f.name))
+    if flexible:
+        tagged = tuple((f.tag, tuple(kind for _, kind in _field_layout(message, f, version, flexible, "")),
+                        default_key(f)) for f in struct.tagged_fields_at(version))
+        tokens.append((prefix + "(tagged fields)", ("tagged fields", tagged)))
+    return tokens
+
+
+def _field_layout(message: Message, f: Field, version: int, flexible: bool, path: str) -> list[Token]:
+    nullable = f.nullable_in(version)
+    if f.type.is_struct and f.struct is not None:
+        presence: list[Token] = [(path, ("presence byte",))] if nullable else []
+        return presence + _struct_layout(message, f.struct, version, flexible, path + ".")
+    if f.type.is_array:
+        element = f.type.element
+        if element is not None and element.is_struct and f.struct is not None:
+            inner: tuple[object, ...] = tuple(kind for _, kind in _struct_layout(message, f.struct, version, flexible, ""))
+        else:
+            inner = (str(element),)
+        return [(path, ("compact array" if flexible else "array", "nullable" if nullable else "", inner))]
+    if f.type.name in ("string", "bytes", "records"):
+        compact = message.string_flexible_at(f, version) if f.type.name != "records" else flexible
+        name = "bytes" if f.type.name == "records" else f.type.name  # records travel as bytes do
+        return [(path, (("compact " if compact else "") + name, "nullable" if nullable else ""))]
+    return [(path, (f.type.name,))]
+
+
+def _layout_bounds(message: Message) -> list[Versions]:
+    bounds = [message.flexible_versions]
+    for struct in [message.struct, *message.all_structs()]:
+        bounds.append(struct.versions)
+        for f in struct.fields:
+            bounds.extend((f.versions, f.nullable_versions, f.tagged_versions))
+            if f.flexible_versions is not None:
+                bounds.append(f.flexible_versions)
+    return bounds
+
+
+def layout_agreement(old: Message, new: Message, scope: Versions) -> tuple[list[Versions], list[Versions]]:
+    """(versions of ``scope`` where OLD and NEW lay out the same bytes, versions where they do not)."""
+    same: list[Versions] = []
+    differ: list[Versions] = []
+    for piece in segments(scope, _layout_bounds(old) + _layout_bounds(new)):
+        kinds = [tuple(kind for _, kind in wire_layout(m, piece.lowest)) for m in (old, new)]
+        (same if _reads_the_same(kinds[0], kinds[1]) else differ).append(piece)
+    return merge(same), merge(differ)
+
+
+def _reads_the_same(old: object, new: object) -> bool:
+    """Whether bytes laid out as ``old`` read back the same under ``new``: equal, except that a
+    tagged section may gain tags (old bytes lack them; readers fill in the default)."""
+    if isinstance(old, tuple) and isinstance(new, tuple):
+        if old[:1] == new[:1] == ("tagged fields",) and len(old) == len(new) == 2:
+            new_tags = {entry[0]: entry for entry in cast(tuple, new[1])}
+            return all(entry[0] in new_tags and _reads_the_same(entry, new_tags[entry[0]])
+                       for entry in cast(tuple, old[1]))
+        return len(old) == len(new) and all(_reads_the_same(a, b) for a, b in zip(old, new))
+    return old == new
+
+
+def _describe(kind: tuple[Any, ...]) -> str:
+    if kind and kind[0] == "tagged fields":
+        return "tagged fields " + (", ".join(f"tag {t[0]}" for t in kind[1]) or "(none)")
+    return " ".join(str(k) for k in kind if k != "" and not isinstance(k, tuple)) or "?"
+
+
+def first_layout_difference(old: Message, new: Message, version: int) -> tuple[str, str, str]:
+    """(field path, OLD's bytes, NEW's bytes) at the first place the layouts part at ``version``."""
+    before, after = wire_layout(old, version), wire_layout(new, version)
+    for (path_old, kind_old), (path_new, kind_new) in zip(before, after):
+        if not _reads_the_same(kind_old, kind_new):
+            return path_new or path_old, f"{_describe(kind_old)} ({path_old})", f"{_describe(kind_new)} ({path_new})"
+    if len(before) > len(after):
+        path, kind = before[len(after)]
+        return path, f"{_describe(kind)} ({path})", "(end)"
+    path, kind = after[len(before)] if len(after) > len(before) else ("", ())
+    return path, "(end)", f"{_describe(kind)} ({path})"
+
+
 def compare_messages(old: Message, new: Message) -> list[Finding]:
-    """Every incompatible change from ``old`` to ``new``, two generations of one message."""
+    """Every incompatible change from ``old`` to ``new``, two generations of one message, at every
+    level (see :attr:`Finding.level`; :func:`split_by_level` picks the ones a check counts)."""
     return _Comparison(old, new).run()
+
+
+def split_by_level(findings: Iterable[Finding], level: str) -> tuple[list[Finding], list[Finding]]:
+    """(the findings incompatible at ``level``, the rest as notes)."""
+    counted: list[Finding] = []
+    notes: list[Finding] = []
+    for f in findings:
+        (counted if f.applies_at(level) else notes).append(f)
+    return counted, notes
 
 
 def compare_sets(old: Iterable[Message], new: Iterable[Message]) -> list[Finding]:

@@ -6,6 +6,7 @@ unique metadata apiKeys, unique names).
 """
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import json
 from collections.abc import Iterable
@@ -132,33 +133,67 @@ def _json_depth(value: Any) -> int:
     return deepest
 
 
-def load_text(text: str, source: str = "<string>") -> Message:
-    """Parse and validate one definition given as text."""
+# Jackson's ACCEPT_SINGLE_VALUE_AS_ARRAY, which Kafka's generator turns on: a list-valued key given
+# one value reads as a list of that value.
+LIST_KEYS = ("fields", "commonStructs", "listeners")
+
+
+def _single_values_as_lists(raw: Any) -> Any:
+    if not isinstance(raw, dict):
+        return raw
+    out = dict(raw)
+    for key in LIST_KEYS:
+        if key in out and out[key] is not None and not isinstance(out[key], list):
+            out[key] = [out[key]]
+    for key in ("fields", "commonStructs"):
+        if isinstance(out.get(key), list):
+            out[key] = [_single_values_as_lists(item) for item in out[key]]
+    return out
+
+
+def load_text(text: str, source: str = "<string>", *, old_format: bool = False) -> Message:
+    """Parse and validate one definition given as text.
+
+    ``old_format`` reads files as the Kafka release that wrote them did (before flexibleVersions was
+    required, before trailing tokens were refused, ...), each such leniency noted in the message's
+    ``warnings``; ``kwire generate`` reads with it off, as Kafka's generator does today.
+    """
+    warnings: list[Problem] = []
     try:
-        parsed = jsonc.loads(text)
+        try:
+            parsed, json_warnings = jsonc.loads_with_warnings(text)
+        except jsonc.JsonSyntaxError as exc:
+            if not (old_format and exc.trailing_end is not None):
+                raise
+            parsed, json_warnings = jsonc.loads_with_warnings(text[: exc.trailing_end])
+            warnings.append(Problem(source, f"line {exc.line} column {exc.column}",
+                                    "text after the definition is ignored, as Kafka's generator did before "
+                                    "Kafka 3.0 (KAFKA-12800); it refuses it now"))
+        warnings[:0] = [Problem(source, f"line {w.line} column {w.column}", w.reason) for w in json_warnings]
         if _json_depth(parsed) > MAX_JSON_DEPTH:
             raise RecursionError
-        raw = _without_nulls(parsed)
+        raw = _without_nulls(_single_values_as_lists(parsed))
         problems = _schema_problems(raw, source)
         if problems:
             raise DefinitionError(problems)
-        message, problems = build_message(raw, source)
+        message, problems, build_warnings = build_message(raw, source, old_format=old_format)
     except jsonc.JsonSyntaxError as exc:
         raise DefinitionError([Problem(source, f"line {exc.line} column {exc.column}", exc.reason)]) from None
     except RecursionError:
         raise DefinitionError([Problem(source, "$", "fields are nested too deeply to process")]) from None
     if problems or message is None:
         raise DefinitionError(problems)
-    return message
+    warnings.extend(build_warnings)
+    return dataclasses.replace(message, warnings=tuple(warnings)) if warnings else message
 
 
-def load_file(path: str | Path) -> Message:
+def load_file(path: str | Path, *, old_format: bool = False) -> Message:
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")  # Jackson skips a UTF-8 byte order mark too
     except (OSError, UnicodeDecodeError) as exc:
         raise DefinitionError([Problem(str(path), "$", f"cannot read: {exc}")]) from None
-    return load_text(text, str(path))
+    return load_text(text, str(path), old_format=old_format)
 
 
 # Names kwire's own definitions wherever a definitions path is asked for (``--defs kwire:builtin``).
@@ -183,13 +218,15 @@ def definition_files(paths: Iterable[str | Path]) -> list[Path]:
     return files
 
 
-def load_definitions(paths: Iterable[str | Path]) -> list[Message]:
-    """Load every definition under ``paths``; raise one DefinitionError listing all problems."""
+def load_definitions(paths: Iterable[str | Path], *, old_format: bool = False) -> list[Message]:
+    """Load every definition under ``paths``; raise one DefinitionError listing all problems.
+
+    Each message's ``warnings`` lists what was accepted anyway (see :func:`load_text`)."""
     messages: list[Message] = []
     problems: list[Problem] = []
     for file in definition_files(paths):
         try:
-            messages.append(load_file(file))
+            messages.append(load_file(file, old_format=old_format))
         except DefinitionError as exc:
             problems.extend(exc.problems)
     problems.extend(cross_file_problems(messages))

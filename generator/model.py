@@ -205,6 +205,10 @@ class Message:
     listeners: tuple[str, ...] = ()
     source: str = ""  # the file the definition came from
     structs: dict[str, Struct] = dc_field(default_factory=dict)  # every named struct, by name
+    # Request/response header version per range of message versions ("headerVersions", newer Kafka);
+    # empty when the file does not say (the header version then follows flexibleVersions).
+    header_versions: tuple[tuple[Versions, int], ...] = ()
+    warnings: tuple[Any, ...] = ()  # Problems accepted anyway (kwire.generator.errors.Problem)
 
     @property
     def fields(self) -> tuple[Field, ...]:

@@ -1,6 +1,8 @@
-"""`kwire check-compat`: one minimal OLD/NEW pair per rule, the evolutions Kafka makes every release
-(which must pass), the two in-place changes Kafka made to FeatureLevelRecord v0 (which must not),
-and the command line (files, directories, git revisions, --json, exit codes)."""
+"""`kwire check-compat`: one minimal OLD/NEW pair per rule and per level, the evolutions Kafka makes
+every release (which must pass), real revisions of Kafka's own definitions (the two in-place changes
+to FeatureLevelRecord v0 must be flagged, the 2020 FetchResponse renaming and restructuring must
+not be at the wire level), and the command line (files, directories, git revisions, --level,
+--format, exit codes)."""
 from __future__ import annotations
 
 import copy
@@ -13,10 +15,12 @@ import pytest
 
 import kafka
 from kwire.cli.main import main
-from kwire.generator.compat import RULES, compare_messages, compare_sets
+from xml.etree import ElementTree
+
+from kwire.generator.compat import RULES, compare_messages, compare_sets, split_by_level, wire_layout
 from kwire.generator.loader import load_text
 
-from tests.paths import REPO
+from tests.paths import KAFKA_DEFINITIONS, REPO
 KAFKA_PYTHON_DEFS = Path(kafka.__file__).parent / "protocol" / "schemas" / "resources"
 
 
@@ -41,7 +45,13 @@ def model(raw: dict, source: str):
 
 
 def check(old: dict, new: dict):
+    """Every finding, at every level."""
     return compare_messages(model(old, "old.json"), model(new, "new.json"))
+
+
+def wire(old: dict, new: dict):
+    """The findings that count at the wire level (the default)."""
+    return split_by_level(check(old, new), "wire")[0]
 
 
 def found(findings) -> set[tuple[str, str]]:
@@ -102,11 +112,13 @@ def test_changes_confined_to_new_versions_are_compatible():
     assert check(old, newer) == []
 
 
-def test_struct_renamed_with_same_fields_is_compatible():
-    # struct names never reach the wire; only their fields do
+def test_struct_renamed_with_same_fields_is_compatible_on_the_wire_and_in_json():
+    # struct names never reach the wire or the JSON form; only the generated class has the name
     old = definition([field("Topics", "[]Topic", fields=[field("Name", "string")])])
     new = definition([field("Topics", "[]TopicEntry", fields=[field("Name", "string")])])
-    assert check(old, new) == []
+    assert split_by_level(check(old, new), "json")[0] == []
+    f = only(check(old, new), "struct-renamed")
+    assert (f.level, f.path, f.old, f.new) == ("api", "Topics", "Topic", "TopicEntry")
 
 
 def test_equal_defaults_in_other_spellings_are_compatible():
@@ -169,6 +181,11 @@ def test_latest_unstable_request_version_may_still_change():
     assert found(check(old, new)) == {("untagged-field-added", "Size")}
 
 
+def test_message_renamed_in_place_is_an_api_finding():
+    f = only(check(BASE, changed(name="ItemRecord")), "message-renamed")
+    assert (f.level, f.old, f.new) == ("api", "ThingRecord", "ItemRecord")
+
+
 def test_message_removed_from_a_set_and_new_message_accepted():
     a, b = model(BASE, "a.json"), model(definition([field("X")], name="OtherRecord", api_key=91), "b.json")
     c = model(definition([field("Y")], name="BrandNewRecord", api_key=92), "c.json")
@@ -185,11 +202,41 @@ def test_field_removed_from_versions_it_had():
     assert (f.path, f.versions, f.old, f.new) == ("Name", "2-3", "string (versions 0+)", "string (versions 0-1)")
 
 
-def test_field_rename_is_a_removal_plus_an_addition():
+def test_field_rename_is_a_json_finding_not_a_wire_one():
     new = changed(fields=[field("Id"), field("Title", "string"), field("Count", "int64")])
-    findings = check(BASE, new)
+    assert wire(BASE, new) == []
+    f = only(check(BASE, new), "field-renamed")
+    assert (f.level, f.path, f.versions, f.old, f.new) == ("json", "Name", "0-3", "Name", "Title")
+    assert '"title" instead of "name"' in f.reason
+
+
+def test_tagged_field_renamed_under_its_tag_is_a_json_finding():
+    old = changed(fields=BASE["fields"] + [tagged("Hint", 0)])
+    new = changed(fields=BASE["fields"] + [tagged("Clue", 0)])
+    [f] = check(old, new)
+    assert (f.rule, f.level, f.old, f.new) == ("field-renamed", "json", "Hint", "Clue")
+
+
+def test_two_fields_merged_into_one_are_not_taken_for_a_rename():
+    old = changed(fields=[field("Id"), field("Low", "int16"), field("High", "int16")])
+    new = changed(fields=[field("Id"), field("Level", "int16")])
+    assert found(wire(old, new)) == {("field-removed", "Low"), ("field-removed", "High"),
+                                     ("untagged-field-added", "Level")}
+
+
+def test_rename_plus_type_change_is_a_removal_plus_an_addition():
+    new = changed(fields=[field("Id"), field("Title", "bytes"), field("Count", "int64")])
+    findings = wire(BASE, new)
     assert found(findings) == {("field-removed", "Name"), ("untagged-field-added", "Title")}
     assert "Title was added at the same versions" in only(findings, "field-removed").reason
+
+
+def test_renamed_field_is_still_compared_inside():
+    old = definition([field("Topics", "[]Topic", fields=[field("Name", "string"), field("Size")])])
+    new = definition([field("Responses", "[]Topic", fields=[field("Name", "string"), field("Size", "int64")])])
+    findings = check(old, new)
+    assert found(findings) == {("field-renamed", "Topics"), ("field-type-changed", "Topics[].Size")}
+    assert only(findings, "field-type-changed").level == "wire"
 
 
 def test_removed_tagged_field_explains_the_lost_value():
@@ -240,10 +287,27 @@ def test_struct_made_nullable_in_place_explains_the_presence_byte():
     assert "presence byte" in only(check(old, new), "nullable-versions-grown").reason
 
 
-def test_default_changed():
+def test_default_changed_of_a_field_every_version_has_is_an_api_finding():
     old = changed(fields=[field("Id", default="-1"), field("Name", "string"), field("Count", "int64")])
     f = only(check(old, BASE), "default-changed")
-    assert (f.path, f.old, f.new) == ("Id", "-1", "(none)")
+    assert (f.level, f.path, f.old, f.new) == ("api", "Id", "-1", "(none)")
+    assert "constructor" in f.reason
+
+
+def test_default_changed_of_a_tagged_field_is_a_wire_finding():
+    old = changed(fields=BASE["fields"] + [tagged("Hint", 0, default="5")])
+    new = changed(fields=BASE["fields"] + [tagged("Hint", 0, default="6")])
+    f = only(wire(old, new), "default-changed")
+    assert (f.level, f.path, f.versions, f.old, f.new) == ("wire", "Hint", "0-3", "5", "6")
+    assert "left off the wire" in f.reason
+
+
+def test_default_changed_of_a_field_some_versions_lack_is_a_json_finding():
+    old = changed(fields=BASE["fields"] + [field("Weight", "int16", "2+", default="7")])
+    new = changed(fields=BASE["fields"] + [field("Weight", "int16", "2+", default="8")])
+    assert wire(old, new) == []
+    f = only(check(old, new), "default-changed")
+    assert (f.level, f.versions, f.old, f.new) == ("json", "0-1", "7", "8")
 
 
 def test_tag_renumbered():
@@ -317,6 +381,69 @@ def test_struct_field_only_compared_at_versions_where_it_exists():
     assert (f.path, f.versions) == ("Leader.Epoch", "3")
 
 
+# --- judged on the bytes: what changes names but not bytes -----------------------------------------
+
+def test_about_ignorable_and_entity_type_are_no_finding_at_any_level():
+    old = definition([field("Id", "int32", about="one"), field("Topic", "string", entityType="topicName")])
+    new = definition([field("Id", "int32", about="two", ignorable=True), field("Topic", "string")])
+    assert check(old, new) == []
+
+
+PARTITION = [field("Index"), field("ErrorCode", "int16")]
+
+
+def test_struct_inlined_in_non_flexible_versions_keeps_the_bytes():
+    old = definition([field("Header", "Header", fields=PARTITION), field("Records", "bytes")], flexible="none")
+    new = definition(PARTITION + [field("Records", "bytes")], flexible="none")
+    assert [kind for _, kind in wire_layout(model(old, "o"), 0)] == [kind for _, kind in wire_layout(model(new, "n"), 0)]
+    assert wire(old, new) == []
+    json_findings = split_by_level(check(old, new), "json")[0]
+    assert found(json_findings) == {("field-removed", "Header"), ("untagged-field-added", "Index"),
+                                    ("untagged-field-added", "ErrorCode")}
+    assert "bytes are the same" in json_findings[0].reason
+
+
+def test_struct_inlined_in_flexible_versions_changes_the_bytes():
+    # a flexible struct ends with its own tagged section, so inlining it drops bytes
+    old = definition([field("Header", "Header", fields=PARTITION), field("Records", "bytes")],
+                     valid="0-3", flexible="2+")
+    new = definition(PARTITION + [field("Records", "bytes")], valid="0-3", flexible="2+")
+    findings = wire(old, new)
+    assert findings and {f.versions for f in findings} == {"2-3"}
+    assert {f.versions for f in check(old, new) if f.level == "json"} == {"0-1"}
+
+
+def test_two_fields_of_one_type_swapped_are_a_wire_finding():
+    # the layout's kinds agree, but v0-3 bytes written with A first would now be read as B
+    old = changed(fields=[field("A"), field("B"), field("Count", "int64")])
+    new = changed(fields=[field("B"), field("A"), field("Count", "int64")])
+    f = only(wire(old, new), "field-order-changed")
+    assert (f.versions, f.old, f.new) == ("0-3", "A, B, Count", "B, A, Count")
+
+
+def test_two_tagged_fields_of_one_type_swapping_tags_are_a_wire_finding():
+    old = changed(fields=BASE["fields"] + [tagged("A", 0), tagged("B", 1)])
+    new = changed(fields=BASE["fields"] + [tagged("A", 1), tagged("B", 0)])
+    assert found(wire(old, new)) == {("tag-renumbered", "A"), ("tag-renumbered", "B")}
+
+
+def test_records_and_bytes_are_the_same_bytes():
+    old = definition([field("Records", "bytes", nullableVersions="0+")])
+    new = definition([field("Records", "records", nullableVersions="0+")])
+    assert wire(old, new) == []
+    assert only(check(old, new), "field-type-changed").level == "json"
+
+
+def test_a_byte_change_no_rule_names_is_still_reported(monkeypatch):
+    # The wire layout is the judge: were the rules by name to miss a change, it is reported anyway.
+    from kwire.generator import compat
+    monkeypatch.setattr(compat._Comparison, "compare_structs", lambda *args: None)
+    new = changed(fields=[field("Id"), field("Name", "string"), field("Count", "int32")])
+    [f] = check(BASE, new)
+    assert (f.rule, f.level, f.path, f.versions) == ("wire-layout-changed", "wire", "Count", "0-3")
+    assert (f.old, f.new) == ("int64 (Count)", "int32 (Count)")
+
+
 # --- FeatureLevelRecord v0: the two in-place changes Kafka made ----------------------------------------
 
 FEATURE_LEVEL_3_0 = definition([field("Name", "string"), field("MinFeatureLevel", "int16"),
@@ -378,7 +505,7 @@ def test_cli_json_lists_every_finding_field(tmp_path, capsys):
     assert findings == [{
         "file": str(new), "old_file": str(old), "message": "ThingRecord", "path": "Id",
         "rule": "field-type-changed", "versions": "0-3", "old": "int32", "new": "int64",
-        "reason": findings[0]["reason"],
+        "reason": findings[0]["reason"], "level": "wire", "kind": "finding",
     }]
     assert "as int64" in findings[0]["reason"]
 
@@ -467,5 +594,106 @@ def test_real_definitions_compared_with_themselves_are_clean(capsys):
 def test_kafka_python_definitions_against_ours_do_not_crash(capsys):
     code = main(["check-compat", "--json", str(KAFKA_PYTHON_DEFS), str(REPO / "message_defs")])
     findings = json.loads(capsys.readouterr().out)
-    assert code == (1 if findings else 0)
+    assert code == (1 if any(f["kind"] == "finding" for f in findings) else 0)
     assert {f["rule"] for f in findings} <= set(RULES)
+
+
+# --- levels and formats on the command line -----------------------------------------------------------
+
+RENAMED = changed(fields=[field("Id"), field("Title", "string"), field("Count", "int64")])
+
+
+@pytest.mark.parametrize(("level", "code"), [("wire", 0), ("json", 1), ("api", 1)])
+def test_cli_level_decides_whether_a_rename_counts(tmp_path, capsys, level, code):
+    old, new = write(tmp_path / "old.json", BASE), write(tmp_path / "new.json", RENAMED)
+    assert main(["check-compat", "--level", level, str(old), str(new)]) == code
+    out = capsys.readouterr().out
+    if code:
+        assert f"{new}: ThingRecord.Name: field-renamed at v0-3: Name -> Title" in out
+        assert "1 incompatible change (1 message checked)" in out
+    else:
+        assert f"note: {new}: ThingRecord.Name: field-renamed (json level) at v0-3: Name -> Title" in out
+        assert "0 incompatible changes, 1 note (1 message checked)" in out
+
+
+@pytest.mark.parametrize(("level", "code"), [("wire", 0), ("json", 0), ("api", 1)])
+def test_cli_api_level_counts_a_struct_rename(tmp_path, capsys, level, code):
+    old = write(tmp_path / "old.json", definition([field("Topics", "[]Topic", fields=[field("Name", "string")])]))
+    new = write(tmp_path / "new.json", definition([field("Topics", "[]TopicData", fields=[field("Name", "string")])]))
+    assert main(["check-compat", f"--level={level}", str(old), str(new)]) == code
+
+
+def test_cli_json_format_marks_notes(tmp_path, capsys):
+    old, new = write(tmp_path / "old.json", BASE), write(tmp_path / "new.json", RENAMED)
+    assert main(["check-compat", "--format", "json", str(old), str(new)]) == 0
+    [entry] = json.loads(capsys.readouterr().out)
+    assert (entry["rule"], entry["level"], entry["kind"]) == ("field-renamed", "json", "note")
+
+
+def test_cli_junit_has_one_test_case_per_message(tmp_path, capsys):
+    write(tmp_path / "old" / "Thing.json", BASE)
+    write(tmp_path / "old" / "Other.json", definition([field("X")], name="OtherRecord", api_key=91))
+    write(tmp_path / "old" / "Third.json", definition([field("Z")], name="ThirdRecord", api_key=93))
+    write(tmp_path / "new" / "Thing.json", changed(validVersions="1-3"))
+    write(tmp_path / "new" / "Other.json", definition([field("Y")], name="OtherRecord", api_key=91))
+    write(tmp_path / "new" / "Third.json", definition([field("Z")], name="ThirdRecord", api_key=93))
+    assert main(["check-compat", "--format", "junit", str(tmp_path / "old"), str(tmp_path / "new")]) == 1
+    root = ElementTree.fromstring(capsys.readouterr().out)
+    [suite] = root.findall("testsuite")
+    cases = {case.get("name"): case for case in suite.findall("testcase")}
+    assert set(cases) == {"ThingRecord", "OtherRecord", "ThirdRecord"}
+    assert (suite.get("tests"), suite.get("failures")) == ("3", "1")
+    failure = cases["ThingRecord"].find("failure")
+    assert failure is not None and failure.get("type") == "versions-removed"
+    assert "ThingRecord: versions-removed at v0" in failure.text
+    assert cases["OtherRecord"].find("failure") is None  # X -> Y is a rename: a note at the wire level
+    assert "field-renamed" in cases["OtherRecord"].find("system-out").text
+    assert cases["ThirdRecord"].find("failure") is None and cases["ThirdRecord"].find("system-out") is None
+
+
+# --- real revisions of Kafka's definitions -------------------------------------------------------------
+
+HISTORY = KAFKA_DEFINITIONS / "history"
+
+
+def revision(name: str) -> str:
+    return str(HISTORY / f"{name}.json")
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    # no flexibleVersions (2021-01) -> "none" written out (KAFKA-12877): the same definition
+    ("FeatureLevelRecord@217334b0f412", "FeatureLevelRecord@135de5801eca", {"wire": 0, "json": 0, "api": 0}),
+    # KIP-746 made v0 flexible in place
+    ("FeatureLevelRecord@135de5801eca", "FeatureLevelRecord@f0bb85cee3b1", {"wire": 1, "json": 1, "api": 1}),
+    # KIP-778 replaced MinFeatureLevel and MaxFeatureLevel with FeatureLevel in v0
+    ("FeatureLevelRecord@f0bb85cee3b1", "FeatureLevelRecord@55ff5d360381", {"wire": 1, "json": 1, "api": 1}),
+    # only an about text
+    ("FeatureLevelRecord@55ff5d360381", "FeatureLevelRecord@19581effbf92", {"wire": 0, "json": 0, "api": 0}),
+    # KAFKA-9629 renamed fields and introduced a PartitionHeader struct: no byte changed
+    ("FetchResponse@0de61a4683b9", "FetchResponse@4cd2396db314", {"wire": 0, "json": 1, "api": 1}),
+    # and inlined PartitionHeader again two weeks later: no byte changed either
+    ("FetchResponse@4cd2396db314", "FetchResponse@0f3622cc092b", {"wire": 0, "json": 1, "api": 1}),
+])
+def test_real_kafka_revisions_at_every_level(capsys, old, new, expected):
+    for level, code in expected.items():
+        assert main(["-q", "check-compat", "--level", level, revision(old), revision(new)]) == code, level
+    capsys.readouterr()
+
+
+def test_kip_746_and_kip_778_as_kafka_wrote_them(capsys):
+    assert main(["check-compat", "--json", revision("FeatureLevelRecord@217334b0f412"),
+                 revision("FeatureLevelRecord@19581effbf92")]) == 1
+    findings = json.loads(capsys.readouterr().out)
+    assert {(f["rule"], f["path"], f["versions"]) for f in findings} == {
+        ("flexible-versions-changed", "", "0"), ("field-removed", "MinFeatureLevel", "0"),
+        ("field-removed", "MaxFeatureLevel", "0"), ("untagged-field-added", "FeatureLevel", "0")}
+    assert all(f["kind"] == "finding" and f["level"] == "wire" for f in findings)
+
+
+def test_fetch_response_restructuring_is_renames_and_json_changes(capsys):
+    assert main(["check-compat", "--json", revision("FetchResponse@0de61a4683b9"),
+                 revision("FetchResponse@0f3622cc092b")]) == 0
+    notes = json.loads(capsys.readouterr().out)
+    assert all(n["kind"] == "note" and n["level"] == "json" for n in notes)
+    renamed = {(n["old"], n["new"]) for n in notes if n["rule"] == "field-renamed"}
+    assert {("Topics", "Responses"), ("Partitions", "PartitionResponses"), ("Name", "Topic")} <= renamed

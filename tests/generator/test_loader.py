@@ -132,7 +132,7 @@ def test_deeply_nested_fields_are_a_definition_error() -> None:
 
 # --- unknown keys -------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("key", "hint"), [("headerVersions", ""), ("description", ""), ("flexible", ""),
+@pytest.mark.parametrize(("key", "hint"), [("requestScope", ""), ("description", ""), ("flexible", ""),
                                          ("validversions", " (did you mean 'validVersions'?)")])
 def test_unknown_top_level_key(key: str, hint: str) -> None:
     [problem] = problems(wrap('{"name": "Id", "type": "int32", "versions": "0+"}', HEAD + f', "{key}": "x"'))

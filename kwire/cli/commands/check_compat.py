@@ -5,6 +5,13 @@ OLD and NEW are each a definition file, a directory of ``*.json`` definitions, o
 the repository root, or from the current directory when it starts with ``./``). Two single files
 are compared with each other; otherwise messages are matched by name.
 
+Both sides are read as old-format input (``kwire.generator.loader.load_text``): a revision from
+before ``flexibleVersions`` was required reads as never flexible, as Kafka then read it.
+
+``--level`` picks what counts (wire, json or api; see ``kwire.generator.compat``); what only a
+higher level counts is printed as a note. ``--format`` text, json or junit (JUnit XML, one test
+case per message of OLD, for CI systems).
+
 Exit status: 0 no findings, 1 findings, 2 unreadable or invalid input.
 """
 from __future__ import annotations
@@ -13,10 +20,12 @@ import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from xml.etree import ElementTree
 
-from kwire.generator.compat import RULES, compare_messages, compare_sets
+from kwire.generator.compat import LEVELS, RULES, Finding, compare_messages, compare_sets, split_by_level
 from kwire.generator.errors import DefinitionError, Problem
 from kwire.generator.loader import cross_file_problems, load_definitions, load_text
 from kwire.generator.model import Message
@@ -39,11 +48,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         description="Compare OLD and NEW definitions and report every change that breaks data already "
                     "written or peers already deployed, within the versions OLD had.",
         epilog=f"OLD and NEW: a definition file, a directory, or git:REV:PATH.\n"
+               f"levels: wire = the bytes of an existing version changed; json = also Kafka's JSON form "
+               f"(renames break it);\n        api = also the generated Python names and defaults.\n"
                f"Exit status: 0 compatible, 1 findings, 2 unreadable input.\n\nrules:\n{rules}",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("old", metavar="OLD", help="the definitions as released")
     p.add_argument("new", metavar="NEW", help="the definitions as changed")
-    p.add_argument("--json", action="store_true", help="print the findings as one JSON list on stdout")
+    p.add_argument("--level", choices=LEVELS, default="wire",
+                   help="what counts as incompatible (default wire); higher levels' findings are notes")
+    p.add_argument("--format", choices=("text", "json", "junit"), default="text",
+                   help="text (default), json (one list: findings and notes, each with kind and level) "
+                        "or junit (JUnit XML, one test case per message checked)")
+    p.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
     p.set_defaults(func=run)
 
 
@@ -59,19 +75,57 @@ def run(args: argparse.Namespace) -> int:
         print(f"kwire check-compat: {nothing}", file=sys.stderr)
         return 2
     if old.single and new.single:
-        findings = compare_messages(old.messages[0], new.messages[0])
+        everything = compare_messages(old.messages[0], new.messages[0])
+        checked = {old.messages[0].name: old.messages[0].source}
+        findings_by_message = {old.messages[0].name: everything}
     else:
-        findings = compare_sets(old.messages, new.messages)
-    if args.json:
-        json.dump([f.to_dict() for f in findings], sys.stdout, indent=2)
+        everything = compare_sets(old.messages, new.messages)
+        checked = {m.name: m.source for m in old.messages}
+        findings_by_message = {name: [f for f in everything if f.message == name] for name in checked}
+    findings, notes = split_by_level(everything, args.level)
+    if args.format == "json":
+        entries = [{**f.to_dict(), "kind": "finding" if f.applies_at(args.level) else "note"} for f in everything]
+        json.dump(entries, sys.stdout, indent=2)
         sys.stdout.write("\n")
+    elif args.format == "junit":
+        sys.stdout.write(junit_report(checked, findings_by_message, args.level))
     else:
         for finding in findings:
             print(finding)
         if not args.quiet:
+            for note in notes:
+                print(note.as_note())
             count = f"{len(findings)} incompatible change{'' if len(findings) == 1 else 's'}"
-            print(f"{count} ({len(old.messages)} message{'' if len(old.messages) == 1 else 's'} checked)")
+            if notes:
+                count += f", {len(notes)} note{'' if len(notes) == 1 else 's'}"
+            print(f"{count} ({len(checked)} message{'' if len(checked) == 1 else 's'} checked)")
     return 1 if findings else 0
+
+
+def junit_report(checked: dict[str, str], findings_by_message: dict[str, Sequence[Finding]], level: str) -> str:
+    """JUnit XML: one test case per message of OLD, failed by its findings at ``level``; notes go to
+    the case's system-out, where CI systems show them without failing the build."""
+    suite = ElementTree.Element("testsuite", name=f"kwire check-compat --level {level}")
+    failures = 0
+    for name, source in checked.items():
+        case = ElementTree.SubElement(suite, "testcase", classname="kwire.check-compat", name=name, file=source)
+        counted, notes = split_by_level(findings_by_message.get(name, ()), level)
+        if counted:
+            failures += 1
+            failure = ElementTree.SubElement(
+                case, "failure", type=counted[0].rule,
+                message=f"{len(counted)} incompatible change{'' if len(counted) == 1 else 's'}: "
+                        + ", ".join(sorted({f.rule for f in counted})))
+            failure.text = "\n".join(str(f) for f in counted)
+        if notes:
+            ElementTree.SubElement(case, "system-out").text = "\n".join(n.as_note() for n in notes)
+    suite.set("tests", str(len(checked)))
+    suite.set("failures", str(failures))
+    suite.set("errors", "0")
+    root = ElementTree.Element("testsuites")
+    root.append(suite)
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
 
 
 def nothing_to_compare(old_spec: str, old: Side, new_spec: str, new: Side) -> str | None:
@@ -96,7 +150,7 @@ def read_side(spec: str) -> Side:
     if spec.startswith(GIT_PREFIX):
         return read_git(spec)
     single = not Path(spec).is_dir()
-    return Side(load_definitions([spec]), single)
+    return Side(load_definitions([spec], old_format=True), single)
 
 
 # --- git:REV:PATH ---------------------------------------------------------------------------------
@@ -108,7 +162,7 @@ def read_git(spec: str) -> Side:
     obj = f"{rev}:{path}"
     kind = git(spec, "cat-file", "-t", obj).decode().strip()
     if kind == "blob":
-        return Side([load_text(blob_text(spec, obj), spec)], single=True)
+        return Side([load_text(blob_text(spec, obj), spec, old_format=True)], single=True)
     if kind != "tree":
         raise DefinitionError([Problem(spec, "", f"{obj} is a {kind}, not a file or directory")])
     messages: list[Message] = []
@@ -116,7 +170,7 @@ def read_git(spec: str) -> Side:
     for name, blob in json_blobs(spec, obj):
         source = f"{GIT_PREFIX}{rev}:{path.rstrip('/') + '/' if path else ''}{name}"
         try:
-            messages.append(load_text(blob_text(source, blob), source))
+            messages.append(load_text(blob_text(source, blob), source, old_format=True))
         except DefinitionError as exc:
             problems.extend(exc.problems)
     problems.extend(cross_file_problems(messages))

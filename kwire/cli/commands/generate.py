@@ -43,6 +43,9 @@ def run(args: argparse.Namespace) -> int:
     if not messages:
         print(f"kwire generate: no definitions (*.json files) in {args.defs}: nothing written", file=sys.stderr)
         return 2
+    if not args.quiet:
+        for warning in (w for m in messages for w in m.warnings):
+            print(f"warning: {warning}", file=sys.stderr)
     files = render_all(messages)
     out = Path(args.out)
     if args.check:

@@ -1,4 +1,9 @@
-"""``kwire validate PATH...``: load and check definitions, print every problem."""
+"""``kwire validate PATH...``: load and check definitions, print every problem.
+
+Files are read as old-format input (see ``kwire.generator.loader.load_text``): what an older Kafka
+release accepted is a warning here, naming the rule and the release that added it, and an error
+for ``kwire generate``. Warnings go to stderr, prefixed ``warning:``, and leave the exit status 0.
+"""
 from __future__ import annotations
 
 import argparse
@@ -24,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"{path}: no such file or directory", file=sys.stderr)
         return 2
     try:
-        messages = load_definitions(args.paths)
+        messages = load_definitions(args.paths, old_format=True)
     except DefinitionError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -32,6 +37,10 @@ def run(args: argparse.Namespace) -> int:
     if not messages:
         print(f"kwire validate: no definitions (*.json files) in {', '.join(args.paths)}", file=sys.stderr)
         return 2
+    warnings = [w for m in messages for w in m.warnings]
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if not args.quiet:
-        print(f"{plural(len(messages), 'definition')} valid")
+        extra = f" ({plural(len(warnings), 'warning')})" if warnings else ""
+        print(f"{plural(len(messages), 'definition')} valid{extra}")
     return 0
