@@ -170,9 +170,8 @@ def _batches(path: Path, decoder: str, strict: bool, is_snapshot: bool, counts: 
                "reason": f"log framing is broken, the rest of the file cannot be read: {_reason(err)}"}
         return
     if reader.truncated_at is not None:
-        size = path.stat().st_size
-        yield {"event": "error", "position": reader.truncated_at,
-               "reason": f"incomplete batch at the end of the file ({size - reader.truncated_at} bytes)"}
+        yield {"event": "error", "position": reader.truncated_at, "undecodedBytes": reader.truncated_bytes,
+               "reason": f"incomplete batch at the end of the file: {reader.truncated_bytes} bytes not decoded"}
     if is_snapshot:
         yield from _check_snapshot(first_control, last_control)
 

@@ -5,8 +5,13 @@ sequence of entries that each start with ``offset int64 | size int32``; the magi
 offset 16 says whether the entry is a magic 2 batch or a legacy magic 0/1 message, and both
 may be mixed. As in Kafka's ``ByteBufferLogInputStream``, an entry that does not fit in the
 bytes left ends the iteration without an error (a broker cuts fetch responses at a byte limit,
-and a crashed log ends mid-batch); the reader records where in :attr:`BatchReader.truncated_at`.
-A size below the smallest legal entry is corruption and raises.
+and a crashed log ends mid-batch); the reader records where in :attr:`BatchReader.truncated_at`
+and how many bytes it left in :attr:`BatchReader.truncated_bytes`.
+
+That is a truncated tail only when nothing after it is a batch: a size field that runs past the
+end while a complete, CRC-valid batch starts somewhere in the bytes after it is a damaged size
+(``CorruptRecordError`` at the entry, naming where the next batch starts), not the end of the log.
+A size below the smallest legal entry is corruption and raises too.
 
 Nothing here reads past the region it was given, and no entry is copied: batches keep a
 reference to the caller's buffer.
@@ -17,8 +22,10 @@ import os
 import struct
 from collections.abc import Iterator
 
+from crc32c import crc32c
+
 from kwire.wire.errors import CorruptRecordError, DecodeError
-from kwire.records.batch import MAGIC, RecordBatch, check_region, decode_batch
+from kwire.records.batch import CRC_START, MAGIC, MIN_BATCH_LENGTH, RecordBatch, check_region, decode_batch
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0, LegacyBatch, decode_legacy_message
 from kwire.records.record import Record
@@ -53,6 +60,44 @@ def read_entry(
             buf, pos, limit, verify_crc=verify_crc, max_decompressed_size=max_decompressed_size
         )
     raise CorruptRecordError(f"unknown record format magic {magic}", offset=pos)
+
+
+_CRC = struct.Struct(">I")
+
+
+def next_batch_after(buf, start: int, end: int) -> int | None:
+    """Where the first complete magic 2 batch with a valid CRC-32C starts in ``buf[start:end]``.
+
+    Only positions whose magic byte is 2 and whose length fits are checksummed, so a scan of a
+    megabyte costs little; a false match needs a 32-bit checksum to agree by chance.
+    """
+    pos = start
+    while True:
+        magic_at = buf.find(b"\x02", pos + _MAGIC_OFFSET, end)
+        if magic_at < 0:
+            return None
+        candidate = magic_at - _MAGIC_OFFSET
+        pos = candidate + 1
+        if candidate + LOG_OVERHEAD + MIN_BATCH_LENGTH > end:
+            return None
+        (size,) = _SIZE.unpack_from(buf, candidate + 8)
+        batch_end = candidate + LOG_OVERHEAD + size
+        if size < MIN_BATCH_LENGTH or batch_end > end:
+            continue
+        (crc,) = _CRC.unpack_from(buf, candidate + _MAGIC_OFFSET + 1)
+        if crc32c(memoryview(buf)[candidate + CRC_START:batch_end]) == crc:
+            return candidate
+
+
+def _overrun(buf, pos: int, size: int, end: int) -> CorruptRecordError | None:
+    """The error for an entry at ``pos`` whose ``size`` runs past ``end``, when a batch follows it
+    (so the size is damaged); None when the entry is a truncated tail."""
+    following = next_batch_after(buf, pos + 1, end)
+    if following is None:
+        return None
+    return CorruptRecordError(
+        f"entry size {size} runs past the end ({end - pos - LOG_OVERHEAD} bytes follow its header), but a "
+        f"valid batch starts {following - pos} bytes after this entry: its size field is damaged", offset=pos)
 
 
 def _entry_size(buf, pos: int) -> int:
@@ -103,6 +148,9 @@ class BatchReader:
                 return
             size = _entry_size(buf, pos)
             if left < LOG_OVERHEAD + size:
+                damaged = _overrun(buf, pos, size, end)
+                if damaged is not None:
+                    raise damaged
                 self.truncated_at = pos
                 return
             entry_end = pos + LOG_OVERHEAD + size
@@ -146,6 +194,7 @@ class FileBatchReader:
         self.verify_crc = verify_crc
         self.max_decompressed_size = max_decompressed_size
         self.truncated_at: int | None = None
+        self.truncated_bytes = 0
         self.position = 0
 
     def __iter__(self) -> Iterator[Batch]:
@@ -157,13 +206,13 @@ class FileBatchReader:
 
     def _read(self, file) -> Iterator[Batch]:
         pos = self.position = file.tell() if file.seekable() else 0
-        self.truncated_at = None
+        self.truncated_at, self.truncated_bytes = None, 0
         while True:
             entry = _read_up_to(file, LOG_OVERHEAD)
             if not entry:
                 return
             if len(entry) < LOG_OVERHEAD:
-                self.truncated_at = pos
+                self.truncated_at, self.truncated_bytes = pos, len(entry)
                 return
             try:
                 size = _entry_size(entry, 0)
@@ -171,7 +220,11 @@ class FileBatchReader:
                 raise _shifted(err, pos) from None
             entry += _read_up_to(file, size)
             if len(entry) < LOG_OVERHEAD + size:
-                self.truncated_at = pos
+                # everything to the end of the file is in ``entry`` now (it ran out before size)
+                damaged = _overrun(entry, 0, size, len(entry))
+                if damaged is not None:
+                    raise _shifted(damaged, pos) from None
+                self.truncated_at, self.truncated_bytes = pos, len(entry)
                 return
             try:
                 batch = read_entry(

@@ -147,8 +147,23 @@ def test_truncated_segment_is_reported(tmp_path: Path, capsys: pytest.CaptureFix
     snapshot.write_bytes(snapshot.read_bytes()[:-10])
     code, _, err = dump(capsys, str(snapshot))
     assert code == 1
-    assert err[0] == f"kwire dump: {snapshot}: file position {3443 - 75}: incomplete batch at the end of the file " \
-                     f"(65 bytes)"
+    assert err[0] == f"kwire dump: {snapshot}: file position {3443 - 75}: incomplete batch at the end of the file: " \
+                     f"65 bytes not decoded"
+
+
+def test_a_damaged_batch_length_is_corruption_not_a_truncated_tail(tmp_path, capsys) -> None:
+    # The length of the third batch of a real 1.3 MB log set to 0x7fffffff: it runs past the end of
+    # the file, but 1.3 MB of valid batches follow it. Reading it as a truncated tail would lose
+    # all of them with no more than a note.
+    segment = tmp_path / "00000000000000000000.log"
+    data = bytearray((KAFKA_361 / "__cluster_metadata-0" / segment.name).read_bytes())
+    data[236 + 8:236 + 12] = b"\x7f\xff\xff\xff"
+    segment.write_bytes(bytes(data))
+    code, _, err = dump(capsys, str(segment))
+    assert code == 1
+    assert err[0] == (f"kwire dump: {segment}: file position 236: log framing is broken, the rest of the file cannot "
+                      f"be read: entry size 2147483647 runs past the end ({len(data) - 248} bytes follow its header), "
+                      f"but a valid batch starts 166 bytes after this entry: its size field is damaged")
 
 
 def test_snapshot_without_its_footer_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

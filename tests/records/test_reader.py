@@ -149,3 +149,25 @@ def test_reprs_do_not_decode():
     first, legacy_batch = list(BatchReader(batch(0, 1) + legacy(1)))
     assert repr(first).startswith("RecordBatch(base_offset=0, records=1, compression=NONE")
     assert repr(legacy_batch).startswith("LegacyBatch(offset=1, magic=1")
+
+
+# --- a truncated tail, or a damaged size that only looks like one ------------------------------------
+
+@pytest.mark.parametrize("source", ["buffer", "file"])
+def test_a_size_running_past_the_end_with_batches_after_it_is_corruption(source):
+    first, second, third = batch(0, 2), batch(2, 2), batch(4, 2)
+    data = bytearray(first + second + third)
+    data[len(first) + 8:len(first) + 12] = struct.pack(">i", 10_000)  # second's size: past the end
+    reader = BatchReader(bytes(data)) if source == "buffer" else FileBatchReader(io.BytesIO(bytes(data)))
+    with pytest.raises(CorruptRecordError, match=f"valid batch starts {len(second)} bytes after this entry") as info:
+        list(reader)
+    assert info.value.offset == len(first)
+
+
+@pytest.mark.parametrize("source", ["buffer", "file"])
+def test_a_cut_last_batch_is_a_truncated_tail_with_its_size(source):
+    whole = batch(0, 2) + batch(2, 2)
+    cut = whole + batch(4, 3)[:-9]
+    reader = BatchReader(cut) if source == "buffer" else FileBatchReader(io.BytesIO(cut))
+    assert [b.base_offset for b in reader] == [0, 2]
+    assert (reader.truncated_at, reader.truncated_bytes) == (len(whole), len(cut) - len(whole))
