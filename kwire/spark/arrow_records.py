@@ -17,9 +17,9 @@ from operator import attrgetter
 import numpy as np
 import pyarrow as pa
 
-from kwire.wire.errors import DecodeError, KwireError
+from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
-from kwire.records.reader import BatchReader
+from kwire.records.reader import BatchReader, next_batch_after
 from kwire.records.record import TimestampType
 from kwire.spark import schemas
 from kwire.spark.decoders import DecodedRecord, data_record_decoder, decode_control
@@ -42,7 +42,9 @@ class ReadOptions:
     ``decoded`` adds record_type / record_version / record_json; ``record_type`` (a message of
     ``package``) keeps only records of that type and adds them as a typed ``record`` column too.
     ``skip_undecodable`` gives null decoded columns instead of failing on a record whose value
-    does not decode.
+    does not decode, and instead of failing on a damaged batch or a truncated tail, a row that
+    names the range not decoded (``skipped_position``, ``skipped_bytes``); reading goes on at the
+    next valid batch.
     """
 
     max_decompressed_size: int = DEFAULT_MAX_DECOMPRESSED_SIZE
@@ -57,7 +59,7 @@ class ReadOptions:
 
     def schema(self) -> pa.Schema:
         typed = self.typed()
-        return schemas.record_schema(self.decoded, None if typed is None else typed.data_type)
+        return schemas.record_schema(self.decoded, None if typed is None else typed.data_type, self.skip_undecodable)
 
 
 class _Columns:
@@ -80,9 +82,27 @@ class _Columns:
         self.header_keys: list = []
         self.header_values: list = []
         self.decoded: list[DecodedRecord | None] = []
+        self.skipped_position: list[int | None] = []
+        self.skipped_bytes: list[int | None] = []
+
+    def add_skipped(self, position: int, length: int) -> None:
+        """A row for bytes ``position`` to ``position + length`` of the file, not decoded."""
+        self.rows += 1
+        self.counts.append(1)
+        self.batches.append((None,) * len(_BATCH_COLUMNS))
+        self.offset.append(None)
+        self.timestamp.append(None)
+        self.key.append(None)
+        self.value.append(None)
+        self.header_offsets.append(self.header_offsets[-1])
+        self.decoded.append(None)
+        self.skipped_position.append(position)
+        self.skipped_bytes.append(length)
 
     def add_batch(self, batch, records: list, decoded: list | None) -> None:
         n = len(records)
+        self.skipped_position += [None] * n
+        self.skipped_bytes += [None] * n
         self.rows += n
         self.counts.append(n)
         self.batches.append((
@@ -140,6 +160,9 @@ class _Columns:
         typed = options.typed()
         if typed is not None:
             arrays[schemas.TYPED_RECORD_COLUMN] = pa.array([typed.convert(d) for d in self.decoded], typed.data_type)
+        if options.skip_undecodable:
+            arrays["skipped_position"] = pa.array(self.skipped_position, pa.int64())
+            arrays["skipped_bytes"] = pa.array(self.skipped_bytes, pa.int64())
         return pa.RecordBatch.from_arrays([arrays[f.name] for f in schema], schema=schema)
 
 
@@ -158,29 +181,47 @@ _BATCH_COLUMNS = (
 
 
 def read_piece(piece: Piece, options: ReadOptions = ReadOptions()) -> Iterator[pa.RecordBatch]:
-    """Record batches of the rows in ``piece`` (none for a piece without records)."""
+    """Record batches of the rows in ``piece`` (none for a piece without records).
+
+    A damaged batch or a truncated tail fails with the file and its position, unless
+    ``options.skip_undecodable``: then a row names the range, and reading goes on at the next
+    valid batch.
+    """
     data = _read_bytes(piece)
     data_decoder = data_record_decoder(piece.file.kind) if _decoding(options) else None
     columns = _Columns(options)
-    reader = BatchReader(data, verify_crc=False, max_decompressed_size=options.max_decompressed_size)
-    try:
-        for batch in reader:
-            records = batch.records
-            if not records:
-                continue
-            decoded = None
-            if _decoding(options):
-                decoded = [_decode_record(r, batch, data_decoder, options) for r in records]
-                if options.record_type is not None:
-                    records, decoded = _only_type(records, decoded, options.record_type)
-                    if not records:
-                        continue
-            columns.add_batch(batch, records, decoded)
-            if columns.rows >= options.batch_rows:
-                yield columns.to_arrow(piece)
-                columns = _Columns(options)
-    except DecodeError as err:
-        raise _located(err, piece) from None
+    start = 0
+    while start is not None:
+        reader = BatchReader(data, start, verify_crc=False, max_decompressed_size=options.max_decompressed_size)
+        resume: int | None = None
+        try:
+            for batch in reader:
+                records = batch.records
+                if not records:
+                    continue
+                decoded = None
+                if _decoding(options):
+                    decoded = [_decode_record(r, batch, data_decoder, options) for r in records]
+                    if options.record_type is not None:
+                        records, decoded = _only_type(records, decoded, options.record_type)
+                        if not records:
+                            continue
+                columns.add_batch(batch, records, decoded)
+                if columns.rows >= options.batch_rows:
+                    yield columns.to_arrow(piece)
+                    columns = _Columns(options)
+            if reader.truncated_at is not None:
+                if not options.skip_undecodable:
+                    raise CorruptRecordError(f"incomplete batch at the end of the file: {reader.truncated_bytes} "
+                                             f"bytes not decoded", offset=reader.truncated_at)
+                columns.add_skipped(piece.start + reader.truncated_at, reader.truncated_bytes)
+        except DecodeError as err:
+            if not options.skip_undecodable:
+                raise _located(err, piece) from None
+            damaged = reader.position  # where the entry that failed starts
+            resume = next_batch_after(data, damaged + 1, len(data))
+            columns.add_skipped(piece.start + damaged, (len(data) if resume is None else resume) - damaged)
+        start = resume
     if columns.rows:
         yield columns.to_arrow(piece)
 

@@ -96,17 +96,30 @@ DECODED_SCHEMA = pa.schema(
     ]
 )
 
+#: Columns added with ``skipUndecodable``: a row for each range of a file that was not decoded (a
+#: damaged batch, a truncated tail), with the range's file position and length and every record
+#: column null; record rows have them null. Nothing is dropped without a row that says so.
+SKIPPED_SCHEMA = pa.schema(
+    [
+        pa.field("skipped_position", pa.int64()),
+        pa.field("skipped_bytes", pa.int64()),
+    ]
+)
+
 #: The typed column added when one record type is selected.
 TYPED_RECORD_COLUMN = "record"
 
 
-def record_schema(decoded: bool = False, typed: pa.DataType | None = None) -> pa.Schema:
-    """The data source's Arrow schema: record rows, plus the decoded columns if asked for."""
-    fields = list(RECORD_SCHEMA)
+def record_schema(decoded: bool = False, typed: pa.DataType | None = None, skipped: bool = False) -> pa.Schema:
+    """The data source's Arrow schema: record rows, plus the decoded columns if asked for, plus
+    the skipped-range columns with ``skipped`` (then the record columns may be null)."""
+    fields = [f.with_nullable(True) for f in RECORD_SCHEMA] if skipped else list(RECORD_SCHEMA)
     if decoded or typed is not None:
         fields += list(DECODED_SCHEMA)
     if typed is not None:
         fields.append(pa.field(TYPED_RECORD_COLUMN, typed))
+    if skipped:
+        fields += list(SKIPPED_SCHEMA)
     return pa.schema(fields)
 
 

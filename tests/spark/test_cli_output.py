@@ -35,7 +35,8 @@ def test_a_failed_decode_prints_one_clear_line_and_the_rest_behind_verbose(tmp_p
     assert quiet.returncode == 1
     assert quiet.stderr.splitlines() == [
         f"kwire decode: {tmp_path / 'log'}: DecodeError: record fields take 13 bytes, its length says 94 "
-        f"in {tmp_path / 'log' / SEGMENT.name} (byte offset 297)"]
+        f"in {tmp_path / 'log' / SEGMENT.name} (byte offset 297)",
+        "kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them"]
 
     verbose = decode(str(tmp_path / "log"), "--out", str(tmp_path / "out2"), "-v")
     assert verbose.returncode == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 import random
 import struct
 from pathlib import Path
@@ -29,6 +30,7 @@ from kwire.fuzz.values import case_instance
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord
 from kwire.records import Codec, RecordBatchBuilder, build_end_transaction_batch
 from kwire.spark import decode_column, read_table, schemas
+from kwire.wire.errors import KwireError
 from tests.paths import CAPTURES, KRAFT_361, KRAFT_390
 
 KRAFT_36, KRAFT_39 = KRAFT_361, KRAFT_390
@@ -143,8 +145,7 @@ def log_dir(tmp_path_factory) -> Path:
             big.add(lambda at, rows=rows, codec=codec: kwire_batch(codec, rows, at), rows)
         else:
             big.add(lambda at, rows=rows, codec=codec, i=i: client_batch(CLIENTS[i % 3], codec, rows, at), rows)
-    torn = kwire_batch(Codec.NONE, random_rows(rng, 10), big.next_offset)
-    big.write(root / "orders-1" / "00000000000000000000.log", tail=torn[: len(torn) // 2])
+    big.write(root / "orders-1" / "00000000000000000000.log")  # torn tails: test_undecoded_ranges_* below
 
     # events-0: what librdkafka produced, one batch per codec, at the offsets a broker gives them
     captured = Segment(0)
@@ -524,3 +525,56 @@ def test_a_metadata_value_that_does_not_decode_fails_or_is_skipped(tmp_path):
     assert info.value.offset == 0 and "record at offset 0" in str(info.value)  # the batch, in the file
     rows = read_table(str(tmp_path), skip_undecodable=True).to_pylist()
     assert [(r["record_type"], r["record_json"]) for r in rows] == [(None, None), ("NoOpRecord", "{}")]
+
+
+# --- nothing lost silently: damaged lengths and truncated tails ---------------------------------------
+
+def damaged_copies(tmp_path):
+    """Two copies of the Kafka 3.6.1 metadata log: one cut in the middle of a batch (a torn tail),
+    one whose third batch's length reads 0x7fffffff (a damaged size with 1.3 MB of batches after it)."""
+    original = (KRAFT_36 / "__cluster_metadata-0" / "00000000000000000000.log").read_bytes()
+    torn = tmp_path / "torn" / "__cluster_metadata-0" / "00000000000000000000.log"
+    torn.parent.mkdir(parents=True)
+    torn.write_bytes(original[:100_000])  # 100,000 is inside a batch (every batch is checked below)
+    damaged = tmp_path / "damaged" / "__cluster_metadata-0" / "00000000000000000000.log"
+    damaged.parent.mkdir(parents=True)
+    data = bytearray(original)
+    data[236 + 8:236 + 12] = b"\x7f\xff\xff\xff"
+    damaged.write_bytes(bytes(data))
+    return torn, damaged
+
+
+def test_undecoded_ranges_fail_the_read_with_file_and_position(tmp_path, spark):
+    torn, damaged = damaged_copies(tmp_path)
+    with pytest.raises(KwireError, match=r"incomplete batch at the end of the file: 48 bytes not decoded in "
+                                         rf"{re.escape(str(torn))} \(byte offset 99952\)"):
+        read_table(str(torn.parent))
+    with pytest.raises(KwireError, match=rf"its size field is damaged in {re.escape(str(damaged))} \(byte offset 236\)"):
+        read_table(str(damaged.parent))
+    with pytest.raises(Exception) as info:
+        spark.read.format("kwire").load(str(damaged.parent)).collect()
+    assert "its size field is damaged" in str(info.value) and "byte offset 236" in str(info.value)
+
+
+def test_undecoded_ranges_are_rows_when_skipped(tmp_path, spark):
+    torn, damaged = damaged_copies(tmp_path)
+    rows = read_table(str(damaged.parent), skip_undecodable=True).to_pylist()
+    skipped = [(r["skipped_position"], r["skipped_bytes"]) for r in rows if r["skipped_bytes"] is not None]
+    assert skipped == [(236, 166)]  # the third batch, from its damaged length to where the fourth starts
+    assert len(rows) - 1 == 18566 - 2  # every record but the third batch's two
+    spark_rows = (spark.read.format("kwire").option("skipUndecodable", "true").load(str(damaged.parent))
+                  .where("skipped_bytes IS NOT NULL").select("file", "skipped_position", "skipped_bytes").collect())
+    assert [tuple(r) for r in spark_rows] == [(str(damaged), 236, 166)]
+
+    rows = read_table(str(torn.parent), skip_undecodable=True).to_pylist()
+    assert [(r["skipped_position"], r["skipped_bytes"]) for r in rows if r["skipped_bytes"] is not None] == [(99952, 48)]
+
+
+def test_kwire_decode_fails_on_an_undecoded_range_or_counts_it_when_told(tmp_path, spark, capsys):
+    torn, damaged = damaged_copies(tmp_path)
+    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "a")]) == 1
+    err = capsys.readouterr().err
+    assert "its size field is damaged" in err and "byte offset 236" in err
+    assert kwire_main(["decode", str(damaged.parent), "--out", str(tmp_path / "b"), "--skip-undecodable"]) == 0
+    assert capsys.readouterr().out.endswith(
+        "1 file, 18148 batches, 18564 records; 166 bytes not decoded, in 1 skipped range (rows with skipped_bytes set)\n")

@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from kwire.cli.commands import missing_extra, positive_int
+from kwire.cli.commands import missing_extra, plural, positive_int
 
 FORMATS = ("parquet", "json")
 
@@ -39,6 +39,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--decode-records", choices=("auto", "true", "false"), default="auto",
                    help="add record_type/record_version/record_json (default: for metadata and coordinator logs)")
     p.add_argument("--split-mb", type=positive_int, metavar="N", help="most megabytes one task reads (default 32)")
+    p.add_argument("--skip-undecodable", action="store_true",
+                   help="go on past a damaged batch or a truncated tail: a row with skipped_position and "
+                        "skipped_bytes names each range not decoded (default: fail, naming file and position)")
     p.set_defaults(func=run)
 
 
@@ -69,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     if args.split_mb:
         reader = reader.option("maxSplitBytes", args.split_mb * 1024 * 1024)
     reader = reader.option("minPartitions", spark.sparkContext.defaultParallelism)
+    if args.skip_undecodable:
+        reader = reader.option("skipUndecodable", "true")
     try:
         frame = reader.load(os.path.abspath(args.path))
         if args.quiet:
@@ -76,15 +81,37 @@ def run(args: argparse.Namespace) -> int:
         else:
             with JobProgress(spark, "decode"):
                 frame.write.format(args.format).mode(args.mode).save(str(args.out))
-        rows = spark.read.parquet(str(args.out)).count() if args.format == "parquet" else None
+        summary = written_summary(spark, args.out, args.format, args.skip_undecodable)
     except Exception as exc:  # Spark wraps the task's KwireError in its own exception types
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)
+        print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
+              file=sys.stderr)
         return 1
     if not args.quiet:
-        what = f"{rows} records" if rows is not None else "records"
-        print(f"{what} from {args.path} written to {args.out} ({args.format}) "
-              f"in {time.monotonic() - started:.1f}s")
+        print(f"{args.path} -> {args.out} ({args.format}) in {time.monotonic() - started:.1f}s: {summary}")
     return 0
+
+
+def written_summary(spark, out: Path, output_format: str, skipped: bool) -> str:
+    """Files, batches and records written, and the bytes not decoded (skipped ranges), read back
+    from the output itself."""
+    from pyspark.sql import functions as F
+
+    frame = spark.read.format(output_format).load(str(out))
+    records = frame.where("skipped_bytes IS NULL") if skipped else frame
+    counts = records.agg(F.countDistinct("file").alias("files"),
+                         F.countDistinct("file", "base_offset").alias("batches"),
+                         F.count(F.lit(1)).alias("records")).first()
+    text = (f"{plural(counts['files'], 'file')}, {plural(counts['batches'], 'batch', 'batches')}, "
+            f"{plural(counts['records'], 'record')}")
+    if skipped:
+        ranges = frame.where("skipped_bytes IS NOT NULL").agg(F.count(F.lit(1)).alias("n"),
+                                                             F.sum("skipped_bytes").alias("bytes")).first()
+        text += (f"; {ranges['bytes'] or 0} bytes not decoded, in {plural(ranges['n'], 'skipped range')} "
+                 f"(rows with skipped_bytes set)")
+    else:
+        text += "; 0 bytes not decoded"
+    return text
 
 
 _ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w*Error|\w*Exception): (.+)$")
