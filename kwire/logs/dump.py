@@ -37,12 +37,8 @@ from kwire.logs.coordinator_log import (
 )
 from kwire.wire.errors import DecodeError, KwireError
 from kwire.logs.entries import ControlRecord, decode_control
+from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
 from kwire.logs.logdir import (
-    INDEX_SUFFIX,
-    LOG_SUFFIX,
-    PRODUCER_SNAPSHOT_SUFFIX,
-    TIME_INDEX_SUFFIX,
-    TXN_INDEX_SUFFIX,
     parse_numbered_file_name,
     parse_partition_dir_name,
     read_offset_index,
@@ -51,9 +47,7 @@ from kwire.logs.logdir import (
     read_transaction_index,
 )
 from kwire.logs.metadata_log import (
-    BOOTSTRAP_FILE_NAME,
     METADATA_TOPIC,
-    QUORUM_STATE_FILE_NAME,
     MetadataRecord,
     decode_metadata_value,
     parse_quorum_state,
@@ -61,30 +55,10 @@ from kwire.logs.metadata_log import (
 )
 from kwire.records import ControlRecordType, EndTransactionMarker, FileBatchReader, decode_control_key
 
-BATCH_FILE_KINDS = ("segment", "snapshot", "bootstrap")
+BATCH_FILE_KINDS = BATCH_KINDS  # segments, snapshots, bootstrap.checkpoint and files of batches
 DECODERS = ("auto", "metadata", "offsets", "transactions", "raw")
 _TOPIC_DECODERS = {METADATA_TOPIC: "metadata", OFFSETS_TOPIC: "offsets", TRANSACTIONS_TOPIC: "transactions"}
 _COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC}
-_NUMBERED_KINDS = {
-    LOG_SUFFIX: "segment",
-    INDEX_SUFFIX: "offset-index",
-    TIME_INDEX_SUFFIX: "time-index",
-    TXN_INDEX_SUFFIX: "txn-index",
-    PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
-}
-
-
-def file_kind(path: Path) -> str | None:
-    """What a file is, judged by its name as Kafka names them; None for anything else."""
-    name = path.name
-    if name == QUORUM_STATE_FILE_NAME:
-        return "quorum-state"
-    if name == BOOTSTRAP_FILE_NAME:
-        return "bootstrap"
-    if parse_snapshot_file_name(name):
-        return "snapshot"
-    numbered = parse_numbered_file_name(name)
-    return _NUMBERED_KINDS.get(numbered[1]) if numbered else None
 
 
 def decoder_for(path: Path, requested: str = "auto") -> str:
@@ -96,33 +70,35 @@ def decoder_for(path: Path, requested: str = "auto") -> str:
 
 
 def dump_paths(paths: list[str | os.PathLike], *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
-    """Events for every known file under ``paths`` (directories are walked in name order)."""
+    """Events for every Kafka file under ``paths``, chosen by the rule of :mod:`kwire.logs.files`
+    (directories walked in name order; a file given by name read as what its content says)."""
     for given in paths:
         path = Path(given)
-        if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                if file_kind(child):
-                    yield from dump_file(child, decoder=decoder, strict=strict)
-        elif path.exists() and not file_kind(path):
+        found = list(kafka_files(path))
+        if path.is_file() and not found:
             yield {"event": "skip", "file": str(path),
-                   "reason": "not a log segment, snapshot, index, producer-state or quorum-state file"}
-        else:
-            yield from dump_file(path, decoder=decoder, strict=strict)
+                   "reason": "neither its name nor its content says it is a log segment, snapshot, index, "
+                             "producer-state or quorum-state file"}
+        for child, kind in found:
+            yield from dump_file(child, kind=kind, decoder=decoder, strict=strict)
 
 
-def dump_file(path: Path, *, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
-    kind = file_kind(path) or "segment"  # called directly on any other file: read it as batches
+def dump_file(path: Path, *, kind: str | None = None, decoder: str = "auto", strict: bool = False) -> Iterator[dict]:
+    """Events for one file; ``kind`` as :func:`kwire.logs.files.kind_of` gives it (default: by its
+    name, else read as record batches)."""
+    kind = kind or kind_by_name(path.name) or "batches"
     start: dict[str, Any] = {"event": "file", "file": str(path), "kind": kind}
     counts = {"batches": 0, "records": 0, "errors": 0}
+    is_snapshot = kind in ("snapshot", "bootstrap")
     if kind in BATCH_FILE_KINDS:
-        start["decoder"] = "metadata" if kind != "segment" else decoder_for(path, decoder)
+        start["decoder"] = "metadata" if is_snapshot else decoder_for(path, decoder)
         numbered = parse_numbered_file_name(path.name)
         if kind == "segment" and numbered:
             start["baseOffset"] = numbered[0]
         snapshot_id = parse_snapshot_file_name(path.name)
         if snapshot_id:
             start["snapshotEndOffset"], start["snapshotEpoch"] = snapshot_id.end_offset, snapshot_id.epoch
-        body = _batches(path, start["decoder"], strict, kind != "segment", counts)
+        body = _batches(path, start["decoder"], strict, is_snapshot, counts)
     else:
         body = _FLAT_READERS[kind](path, counts)
     yield start

@@ -16,6 +16,9 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
+from kwire.logs.coordinator_log import OFFSETS_TOPIC, TRANSACTIONS_TOPIC
+from kwire.logs.files import BATCH_KINDS, kafka_files
+from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.wire.errors import KwireError
 
 
@@ -28,12 +31,9 @@ class Kind(str, Enum):
     BATCH_FILE = "batch_file"
 
 
-METADATA_TOPIC = "__cluster_metadata"
-GROUP_TOPIC = "__consumer_offsets"
-TRANSACTION_TOPIC = "__transaction_state"
-
-# Files a directory walk picks up; a file named explicitly is read whatever its name.
-BATCH_SUFFIXES = (".log", ".checkpoint", ".batch")
+METADATA_TOPIC = METADATA_LOG_TOPIC
+GROUP_TOPIC = OFFSETS_TOPIC
+TRANSACTION_TOPIC = TRANSACTIONS_TOPIC
 
 # `<topic>-<partition>`, optionally with the `.<uuid>-future|delete|stray` suffix Kafka gives a
 # partition folder that is being moved or deleted.
@@ -82,11 +82,10 @@ def describe(path: str | os.PathLike) -> LogFile:
 
 
 def discover(*roots: str | os.PathLike) -> list[LogFile]:
-    """Every batch file under ``roots`` (files or directories), sorted by path.
-
-    A directory is walked recursively for ``*.log``, ``*.checkpoint`` and ``*.batch`` files,
-    skipping hidden names; a file given directly is taken whatever its name.
-    """
+    """Every file of record batches under ``roots`` (files or directories), sorted by path, chosen
+    by the rule ``kwire dump`` uses too (:mod:`kwire.logs.files`): a directory is walked for the
+    files Kafka's names say hold batches (segments, snapshots, ``bootstrap.checkpoint``) and
+    ``*.batch`` files; a file given directly is taken whatever its name."""
     found: dict[str, LogFile] = {}
     for root in roots:
         root = os.fspath(root)
@@ -96,12 +95,10 @@ def discover(*roots: str | os.PathLike) -> list[LogFile]:
             entry = describe(root)
             found[entry.path] = entry
         elif os.path.isdir(root):
-            for directory, subdirs, files in os.walk(root):
-                subdirs[:] = sorted(d for d in subdirs if not d.startswith("."))
-                for name in files:
-                    if name.endswith(BATCH_SUFFIXES) and not name.startswith("."):
-                        entry = describe(os.path.join(directory, name))
-                        found[entry.path] = entry
+            for path, kind in kafka_files(root):
+                if kind in BATCH_KINDS:
+                    entry = describe(path)
+                    found[entry.path] = entry
         else:
             raise KwireError(f"no such file or directory: {root}")
     return [found[path] for path in sorted(found)]

@@ -22,7 +22,7 @@ from kwire.logs.logdir import (
 )
 from kwire.logs.metadata_log import MetadataLogWriter, MetadataRecord, RawMetadataRecord
 from kwire.records import EndTransactionMarker, RecordBatchBuilder
-from tests.paths import KAFKA_GO, KRAFT_361, KRAFT_390
+from tests.paths import CAPTURES, KAFKA_GO, KRAFT_361, KRAFT_390
 
 KAFKA_361 = KRAFT_361
 SNAPSHOT_NAME = "00000000000000007111-0000000001.checkpoint"
@@ -324,8 +324,8 @@ def test_an_explicit_unknown_file_is_skipped(tmp_path: Path, capsys: pytest.Capt
     other.write_text("hello")
     code, out, err = dump(capsys, str(other))
     assert (code, out) == (2, [])  # nothing was dumped: that is not a success
-    assert err[0] == (f"kwire dump: {other}: skipped: not a log segment, snapshot, index, producer-state or "
-                      "quorum-state file")
+    assert err[0] == (f"kwire dump: {other}: skipped: neither its name nor its content says it is a log segment, "
+                      "snapshot, index, producer-state or quorum-state file")
     assert err[1].startswith(f"kwire dump: no Kafka files in {other} (looked for")
 
 
@@ -375,3 +375,27 @@ def test_quiet_prints_only_errors(tmp_path: Path, capsys: pytest.CaptureFixture[
     out, err = capsys.readouterr()
     assert (code, out) == (1, "")
     assert err == f"kwire dump: {snapshot}: the snapshot does not end with a SnapshotFooter\n"
+
+
+# --- one rule for what a file is (kwire.logs.files), shared with kwire decode ----------------------------
+
+def test_a_segment_under_another_name_is_read_as_what_its_content_is(tmp_path, capsys) -> None:
+    loose = tmp_path / "copied-segment.bin"  # a name Kafka never gives: the content decides
+    loose.write_bytes((KAFKA_361 / "__cluster_metadata-0" / "00000000000000000000.log").read_bytes()[:10_005])  # 135 whole batches
+    code, out, err = dump(capsys, str(loose), "--decoder", "metadata")
+    assert code == 0 and err == []
+    assert f"End of {loose}: 135 batches, 140 records" in out
+    assert any("RegisterBrokerRecord" in line for line in out)
+
+
+def test_dump_and_decode_pick_the_same_files_of_a_folder(tmp_path, capsys) -> None:
+    from kwire.spark.logfiles import discover
+
+    for name in ("a.batch", "b.batch"):
+        (tmp_path / name).write_bytes((CAPTURES / "librdkafka-mock" / "batches").glob("*.batch").__next__().read_bytes())
+    (tmp_path / "notes.txt").write_text("not Kafka's")
+    code, out, _ = dump(capsys, str(tmp_path))
+    assert code == 0
+    dumped = [line.split(": ")[0][len("End of "):] for line in out if line.startswith("End of ")]
+    assert dumped == [str(tmp_path / "a.batch"), str(tmp_path / "b.batch")]
+    assert [f.path for f in discover(tmp_path)] == dumped

@@ -1,0 +1,103 @@
+"""What a file in a Kafka data directory is: the one rule ``kwire dump`` and ``kwire decode`` share.
+
+Walking a directory, a file is judged by its name, as Kafka names them: ``quorum-state``,
+``bootstrap.checkpoint``, ``<offset>-<epoch>.checkpoint`` snapshots, numbered ``.log`` segments and
+their ``.index``, ``.timeindex``, ``.txnindex`` and producer-state ``.snapshot`` files, and
+``*.batch`` files of record batches (hidden names are passed over; a broker's own ``server.log``
+is not a segment). A file given by name is read as what its content says it is when its name says nothing:
+record batches, or a quorum-state JSON document.
+"""
+from __future__ import annotations
+
+import json
+import os
+import struct
+from collections.abc import Iterator
+from pathlib import Path
+
+from kwire.logs.logdir import (
+    INDEX_SUFFIX,
+    LOG_SUFFIX,
+    PRODUCER_SNAPSHOT_SUFFIX,
+    TIME_INDEX_SUFFIX,
+    TXN_INDEX_SUFFIX,
+    parse_numbered_file_name,
+)
+from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, QUORUM_STATE_FILE_NAME, parse_snapshot_file_name
+
+#: Kinds of file that hold record batches back to back.
+BATCH_KINDS = frozenset({"segment", "snapshot", "bootstrap", "batches"})
+#: Every kind, in the words ``kwire dump`` uses.
+KINDS = (*sorted(BATCH_KINDS), "offset-index", "time-index", "txn-index", "producer-snapshot", "quorum-state")
+
+_NUMBERED_KINDS = {
+    LOG_SUFFIX: "segment",
+    INDEX_SUFFIX: "offset-index",
+    TIME_INDEX_SUFFIX: "time-index",
+    TXN_INDEX_SUFFIX: "txn-index",
+    PRODUCER_SNAPSHOT_SUFFIX: "producer-snapshot",
+}
+_ENTRY_HEADER = struct.Struct(">qib")  # baseOffset, length, partitionLeaderEpoch's first byte...
+_MAGIC_AT = 16
+
+
+def kind_by_name(name: str) -> str | None:
+    """The kind a file's name gives it, or None when the name says nothing."""
+    if name == QUORUM_STATE_FILE_NAME:
+        return "quorum-state"
+    if name == BOOTSTRAP_FILE_NAME:
+        return "bootstrap"
+    if parse_snapshot_file_name(name):
+        return "snapshot"
+    numbered = parse_numbered_file_name(name)
+    if numbered:
+        return _NUMBERED_KINDS.get(numbered[1])
+    if name.endswith(".batch"):
+        return "batches"
+    return None
+
+
+def kind_by_content(path: str | os.PathLike) -> str | None:
+    """``batches`` when the file starts with a record-batch entry, ``quorum-state`` for Kafka's
+    quorum-state JSON, else None."""
+    with open(path, "rb") as file:
+        head = file.read(64)
+    if len(head) > _MAGIC_AT:
+        length = int.from_bytes(head[8:12], "big", signed=True)
+        if head[_MAGIC_AT] in (0, 1, 2) and length >= 14:
+            return "batches"
+    if head.lstrip().startswith(b"{"):
+        try:
+            document = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, ValueError):
+            return None
+        if isinstance(document, dict) and "leaderEpoch" in document:
+            return "quorum-state"
+    return None
+
+
+def kind_of(path: str | os.PathLike, *, given: bool) -> str | None:
+    """A file's kind: by name, and for a file the user ``given`` by name, by content otherwise."""
+    kind = kind_by_name(os.path.basename(path))
+    if kind is None and given:
+        kind = kind_by_content(path)
+    return kind
+
+
+def kafka_files(root: str | os.PathLike) -> Iterator[tuple[Path, str]]:
+    """``(path, kind)`` of every file ``root`` holds that has a kind: the file itself when it is one
+    (judged by content too), else a recursive walk in name order, judged by name."""
+    root = Path(root)
+    if root.is_file():
+        kind = kind_of(root, given=True)
+        if kind is not None:
+            yield root, kind
+        return
+    found = []
+    for directory, subdirs, names in os.walk(root):
+        subdirs[:] = [d for d in subdirs if not d.startswith(".")]
+        for name in names:
+            kind = None if name.startswith(".") else kind_by_name(name)
+            if kind is not None:
+                found.append((Path(directory) / name, kind))
+    yield from sorted(found)
