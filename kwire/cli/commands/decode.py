@@ -59,6 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from kwire.spark.logfiles import discover
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import build_session
+    from kwire.spark.summary import written_summary
 
     if not discover(args.path):  # before Spark starts: that takes seconds
         print(f"kwire decode: no Kafka log files in {args.path} (looked for *.log segments, *.checkpoint "
@@ -81,7 +82,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             with JobProgress(spark, "decode"):
                 frame.write.format(args.format).mode(args.mode).save(str(args.out))
-        summary = written_summary(spark, args.out, args.format, args.skip_undecodable)
+        summary = summary_text(written_summary(spark, str(args.out), args.format, args.skip_undecodable),
+                               args.skip_undecodable)
     except Exception as exc:  # Spark wraps the task's KwireError in its own exception types
         print(f"kwire decode: {args.path}: {spark_error_text(exc)}", file=sys.stderr)
         print("kwire decode: stopped there; --skip-undecodable goes on past such ranges and counts them",
@@ -92,25 +94,13 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def written_summary(spark, out: Path, output_format: str, skipped: bool) -> str:
-    """Files, batches and records written, and the bytes not decoded (skipped ranges), read back
-    from the output itself."""
-    from pyspark.sql import functions as F
 
-    frame = spark.read.format(output_format).load(str(out))
-    records = frame.where("skipped_bytes IS NULL") if skipped else frame
-    counts = records.agg(F.countDistinct("file").alias("files"),
-                         F.countDistinct("file", "base_offset").alias("batches"),
-                         F.count(F.lit(1)).alias("records")).first()
-    text = (f"{plural(counts['files'], 'file')}, {plural(counts['batches'], 'batch', 'batches')}, "
-            f"{plural(counts['records'], 'record')}")
+def summary_text(summary, skipped: bool) -> str:
+    """``2 files, 30 batches, 40 records; 0 bytes not decoded``."""
+    text = (f"{plural(summary.files, 'file')}, {plural(summary.batches, 'batch', 'batches')}, "
+            f"{plural(summary.records, 'record')}; {summary.skipped_bytes} bytes not decoded")
     if skipped:
-        ranges = frame.where("skipped_bytes IS NOT NULL").agg(F.count(F.lit(1)).alias("n"),
-                                                             F.sum("skipped_bytes").alias("bytes")).first()
-        text += (f"; {ranges['bytes'] or 0} bytes not decoded, in {plural(ranges['n'], 'skipped range')} "
-                 f"(rows with skipped_bytes set)")
-    else:
-        text += "; 0 bytes not decoded"
+        text += f", in {plural(summary.skipped_ranges, 'skipped range')} (rows with skipped_bytes set)"
     return text
 
 
