@@ -21,6 +21,7 @@ COMMANDS = {
     "fuzz": "kwire.cli.commands.fuzz",
     "decode": "kwire.cli.commands.decode",
     "schemas": "kwire.cli.commands.schemas",
+    "frame": "kwire.cli.commands.frame",
 }
 
 
