@@ -1,0 +1,39 @@
+"""The generated package imports a message's module only when that message is first used."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+PROBE = """
+import sys
+import kwire.generated as g
+loaded = lambda: sorted(m for m in sys.modules if m.startswith("kwire.generated."))
+assert loaded() == [], loaded()
+from kwire.generated import AlterPartitionRequest
+assert loaded() == ["kwire.generated.alter_partition_request"], loaded()
+assert g.MESSAGES["AlterPartitionRequest"] is AlterPartitionRequest
+assert "FetchRequest" in g.MESSAGES and "kwire.generated.fetch_request" not in sys.modules
+assert g.MESSAGES.get("NoSuchMessage") is None and "NoSuchMessage" not in g.MESSAGES
+assert len(dict(g.MESSAGES.items())) == len(g.MESSAGES) == len(g.__all__) - 1
+assert len(loaded()) == len(g.MESSAGES)
+"""
+
+
+def test_modules_load_on_first_use() -> None:
+    # A fresh interpreter: this test process has long since imported everything.
+    result = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+
+
+def test_unknown_names_are_attribute_errors() -> None:
+    import kwire.generated as g
+
+    with pytest.raises(AttributeError, match="NoSuchMessage"):
+        g.NoSuchMessage  # noqa: B018
+    with pytest.raises(KeyError):
+        g.MESSAGES["NoSuchMessage"]
+    assert "AlterPartitionRequest" in dir(g)
+    with pytest.raises(TypeError):
+        g.MESSAGES["X"] = None  # type: ignore[index]  # read-only: the table is the generator's
