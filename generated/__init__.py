@@ -2,176 +2,437 @@
 
 ``MESSAGES`` maps each message name to its class; each module is also importable on its own
 (``from kwire.generated.api_versions_response import ApiVersionsResponse``).
+
+Modules load on first use (PEP 562): importing every one of them up front costs more than a
+second, while most programs touch a handful. ``from kwire.generated import X``, attribute access
+and ``MESSAGES[name]`` import the one module needed; iterating ``MESSAGES.items()`` or
+``.values()`` imports them all.
 """
 # fmt: off
 from __future__ import annotations
 
-from kwire.wire.message import GeneratedStruct
+import importlib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
-from .abort_transaction_record import AbortTransactionRecord
-from .access_control_entry_record import AccessControlEntryRecord
-from .api_versions_request import ApiVersionsRequest
-from .api_versions_response import ApiVersionsResponse
-from .begin_transaction_record import BeginTransactionRecord
-from .broker_registration_change_record import BrokerRegistrationChangeRecord
-from .broker_registration_request import BrokerRegistrationRequest
-from .broker_registration_response import BrokerRegistrationResponse
-from .clear_elr_record import ClearElrRecord
-from .client_quota_record import ClientQuotaRecord
-from .config_record import ConfigRecord
-from .controlled_shutdown_request import ControlledShutdownRequest
-from .controlled_shutdown_response import ControlledShutdownResponse
-from .create_topics_request import CreateTopicsRequest
-from .create_topics_response import CreateTopicsResponse
-from .delegation_token_record import DelegationTokenRecord
-from .describe_quorum_request import DescribeQuorumRequest
-from .describe_quorum_response import DescribeQuorumResponse
-from .end_transaction_record import EndTransactionRecord
-from .feature_level_record import FeatureLevelRecord
-from .fence_broker_record import FenceBrokerRecord
-from .fetch_request import FetchRequest
-from .fetch_response import FetchResponse
-from .find_coordinator_request import FindCoordinatorRequest
-from .find_coordinator_response import FindCoordinatorResponse
-from .get_telemetry_subscriptions_request import GetTelemetrySubscriptionsRequest
-from .get_telemetry_subscriptions_response import GetTelemetrySubscriptionsResponse
-from .group_metadata_key import GroupMetadataKey
-from .group_metadata_value import GroupMetadataValue
-from .heartbeat_request import HeartbeatRequest
-from .heartbeat_response import HeartbeatResponse
-from .init_producer_id_request import InitProducerIdRequest
-from .init_producer_id_response import InitProducerIdResponse
-from .join_group_request import JoinGroupRequest
-from .join_group_response import JoinGroupResponse
-from .kraft_version_record import KRaftVersionRecord
-from .leader_change_message import LeaderChangeMessage
-from .leave_group_request import LeaveGroupRequest
-from .leave_group_response import LeaveGroupResponse
-from .legacy_offset_commit_key import LegacyOffsetCommitKey
-from .legacy_offset_commit_value import LegacyOffsetCommitValue
-from .list_offsets_request import ListOffsetsRequest
-from .list_offsets_response import ListOffsetsResponse
-from .metadata_request import MetadataRequest
-from .metadata_response import MetadataResponse
-from .no_op_record import NoOpRecord
-from .offset_commit_key import OffsetCommitKey
-from .offset_commit_request import OffsetCommitRequest
-from .offset_commit_response import OffsetCommitResponse
-from .offset_commit_value import OffsetCommitValue
-from .offset_fetch_request import OffsetFetchRequest
-from .offset_fetch_response import OffsetFetchResponse
-from .partition_change_record import PartitionChangeRecord
-from .partition_record import PartitionRecord
-from .produce_request import ProduceRequest
-from .produce_response import ProduceResponse
-from .producer_ids_record import ProducerIdsRecord
-from .quorum_state_data import QuorumStateData
-from .register_broker_record import RegisterBrokerRecord
-from .register_controller_record import RegisterControllerRecord
-from .remove_access_control_entry_record import RemoveAccessControlEntryRecord
-from .remove_delegation_token_record import RemoveDelegationTokenRecord
-from .remove_topic_record import RemoveTopicRecord
-from .remove_user_scram_credential_record import RemoveUserScramCredentialRecord
-from .request_header import RequestHeader
-from .response_header import ResponseHeader
-from .snapshot_footer_record import SnapshotFooterRecord
-from .snapshot_header_record import SnapshotHeaderRecord
-from .sync_group_request import SyncGroupRequest
-from .sync_group_response import SyncGroupResponse
-from .topic_record import TopicRecord
-from .transaction_log_key import TransactionLogKey
-from .transaction_log_value import TransactionLogValue
-from .unfence_broker_record import UnfenceBrokerRecord
-from .unregister_broker_record import UnregisterBrokerRecord
-from .unregister_controller_record import UnregisterControllerRecord
-from .update_features_request import UpdateFeaturesRequest
-from .update_features_response import UpdateFeaturesResponse
-from .user_scram_credential_record import UserScramCredentialRecord
-from .voters_record import VotersRecord
-from .zk_migration_state_record import ZkMigrationStateRecord
+if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provides these names
+    from kwire.wire.message import GeneratedStruct
+    from .abort_transaction_record import AbortTransactionRecord
+    from .access_control_entry_record import AccessControlEntryRecord
+    from .add_offsets_to_txn_request import AddOffsetsToTxnRequest
+    from .add_offsets_to_txn_response import AddOffsetsToTxnResponse
+    from .add_partitions_to_txn_request import AddPartitionsToTxnRequest
+    from .add_partitions_to_txn_response import AddPartitionsToTxnResponse
+    from .add_raft_voter_request import AddRaftVoterRequest
+    from .add_raft_voter_response import AddRaftVoterResponse
+    from .allocate_producer_ids_request import AllocateProducerIdsRequest
+    from .allocate_producer_ids_response import AllocateProducerIdsResponse
+    from .alter_client_quotas_request import AlterClientQuotasRequest
+    from .alter_client_quotas_response import AlterClientQuotasResponse
+    from .alter_configs_request import AlterConfigsRequest
+    from .alter_configs_response import AlterConfigsResponse
+    from .alter_partition_reassignments_request import AlterPartitionReassignmentsRequest
+    from .alter_partition_reassignments_response import AlterPartitionReassignmentsResponse
+    from .alter_partition_request import AlterPartitionRequest
+    from .alter_partition_response import AlterPartitionResponse
+    from .alter_replica_log_dirs_request import AlterReplicaLogDirsRequest
+    from .alter_replica_log_dirs_response import AlterReplicaLogDirsResponse
+    from .alter_share_group_offsets_request import AlterShareGroupOffsetsRequest
+    from .alter_share_group_offsets_response import AlterShareGroupOffsetsResponse
+    from .alter_user_scram_credentials_request import AlterUserScramCredentialsRequest
+    from .alter_user_scram_credentials_response import AlterUserScramCredentialsResponse
+    from .api_versions_request import ApiVersionsRequest
+    from .api_versions_response import ApiVersionsResponse
+    from .assign_replicas_to_dirs_request import AssignReplicasToDirsRequest
+    from .assign_replicas_to_dirs_response import AssignReplicasToDirsResponse
+    from .begin_quorum_epoch_request import BeginQuorumEpochRequest
+    from .begin_quorum_epoch_response import BeginQuorumEpochResponse
+    from .begin_transaction_record import BeginTransactionRecord
+    from .broker_heartbeat_request import BrokerHeartbeatRequest
+    from .broker_heartbeat_response import BrokerHeartbeatResponse
+    from .broker_registration_change_record import BrokerRegistrationChangeRecord
+    from .broker_registration_request import BrokerRegistrationRequest
+    from .broker_registration_response import BrokerRegistrationResponse
+    from .clear_elr_record import ClearElrRecord
+    from .client_quota_record import ClientQuotaRecord
+    from .config_record import ConfigRecord
+    from .consumer_group_describe_request import ConsumerGroupDescribeRequest
+    from .consumer_group_describe_response import ConsumerGroupDescribeResponse
+    from .consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
+    from .consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
+    from .consumer_protocol_assignment import ConsumerProtocolAssignment
+    from .consumer_protocol_subscription import ConsumerProtocolSubscription
+    from .controlled_shutdown_request import ControlledShutdownRequest
+    from .controlled_shutdown_response import ControlledShutdownResponse
+    from .controller_registration_request import ControllerRegistrationRequest
+    from .controller_registration_response import ControllerRegistrationResponse
+    from .create_acls_request import CreateAclsRequest
+    from .create_acls_response import CreateAclsResponse
+    from .create_delegation_token_request import CreateDelegationTokenRequest
+    from .create_delegation_token_response import CreateDelegationTokenResponse
+    from .create_partitions_request import CreatePartitionsRequest
+    from .create_partitions_response import CreatePartitionsResponse
+    from .create_topics_request import CreateTopicsRequest
+    from .create_topics_response import CreateTopicsResponse
+    from .default_principal_data import DefaultPrincipalData
+    from .delegation_token_record import DelegationTokenRecord
+    from .delete_acls_request import DeleteAclsRequest
+    from .delete_acls_response import DeleteAclsResponse
+    from .delete_groups_request import DeleteGroupsRequest
+    from .delete_groups_response import DeleteGroupsResponse
+    from .delete_records_request import DeleteRecordsRequest
+    from .delete_records_response import DeleteRecordsResponse
+    from .delete_share_group_offsets_request import DeleteShareGroupOffsetsRequest
+    from .delete_share_group_offsets_response import DeleteShareGroupOffsetsResponse
+    from .delete_share_group_state_request import DeleteShareGroupStateRequest
+    from .delete_share_group_state_response import DeleteShareGroupStateResponse
+    from .delete_topics_request import DeleteTopicsRequest
+    from .delete_topics_response import DeleteTopicsResponse
+    from .describe_acls_request import DescribeAclsRequest
+    from .describe_acls_response import DescribeAclsResponse
+    from .describe_client_quotas_request import DescribeClientQuotasRequest
+    from .describe_client_quotas_response import DescribeClientQuotasResponse
+    from .describe_cluster_request import DescribeClusterRequest
+    from .describe_cluster_response import DescribeClusterResponse
+    from .describe_configs_request import DescribeConfigsRequest
+    from .describe_configs_response import DescribeConfigsResponse
+    from .describe_delegation_token_request import DescribeDelegationTokenRequest
+    from .describe_delegation_token_response import DescribeDelegationTokenResponse
+    from .describe_groups_request import DescribeGroupsRequest
+    from .describe_groups_response import DescribeGroupsResponse
+    from .describe_log_dirs_request import DescribeLogDirsRequest
+    from .describe_log_dirs_response import DescribeLogDirsResponse
+    from .describe_producers_request import DescribeProducersRequest
+    from .describe_producers_response import DescribeProducersResponse
+    from .describe_quorum_request import DescribeQuorumRequest
+    from .describe_quorum_response import DescribeQuorumResponse
+    from .describe_share_group_offsets_request import DescribeShareGroupOffsetsRequest
+    from .describe_share_group_offsets_response import DescribeShareGroupOffsetsResponse
+    from .describe_topic_partitions_request import DescribeTopicPartitionsRequest
+    from .describe_topic_partitions_response import DescribeTopicPartitionsResponse
+    from .describe_transactions_request import DescribeTransactionsRequest
+    from .describe_transactions_response import DescribeTransactionsResponse
+    from .describe_user_scram_credentials_request import DescribeUserScramCredentialsRequest
+    from .describe_user_scram_credentials_response import DescribeUserScramCredentialsResponse
+    from .elect_leaders_request import ElectLeadersRequest
+    from .elect_leaders_response import ElectLeadersResponse
+    from .end_quorum_epoch_request import EndQuorumEpochRequest
+    from .end_quorum_epoch_response import EndQuorumEpochResponse
+    from .end_transaction_record import EndTransactionRecord
+    from .end_txn_request import EndTxnRequest
+    from .end_txn_response import EndTxnResponse
+    from .envelope_request import EnvelopeRequest
+    from .envelope_response import EnvelopeResponse
+    from .expire_delegation_token_request import ExpireDelegationTokenRequest
+    from .expire_delegation_token_response import ExpireDelegationTokenResponse
+    from .feature_level_record import FeatureLevelRecord
+    from .fence_broker_record import FenceBrokerRecord
+    from .fetch_request import FetchRequest
+    from .fetch_response import FetchResponse
+    from .fetch_snapshot_request import FetchSnapshotRequest
+    from .fetch_snapshot_response import FetchSnapshotResponse
+    from .find_coordinator_request import FindCoordinatorRequest
+    from .find_coordinator_response import FindCoordinatorResponse
+    from .get_telemetry_subscriptions_request import GetTelemetrySubscriptionsRequest
+    from .get_telemetry_subscriptions_response import GetTelemetrySubscriptionsResponse
+    from .group_metadata_key import GroupMetadataKey
+    from .group_metadata_value import GroupMetadataValue
+    from .heartbeat_request import HeartbeatRequest
+    from .heartbeat_response import HeartbeatResponse
+    from .incremental_alter_configs_request import IncrementalAlterConfigsRequest
+    from .incremental_alter_configs_response import IncrementalAlterConfigsResponse
+    from .init_producer_id_request import InitProducerIdRequest
+    from .init_producer_id_response import InitProducerIdResponse
+    from .initialize_share_group_state_request import InitializeShareGroupStateRequest
+    from .initialize_share_group_state_response import InitializeShareGroupStateResponse
+    from .join_group_request import JoinGroupRequest
+    from .join_group_response import JoinGroupResponse
+    from .kraft_version_record import KRaftVersionRecord
+    from .leader_and_isr_request import LeaderAndIsrRequest
+    from .leader_and_isr_response import LeaderAndIsrResponse
+    from .leader_change_message import LeaderChangeMessage
+    from .leave_group_request import LeaveGroupRequest
+    from .leave_group_response import LeaveGroupResponse
+    from .legacy_offset_commit_key import LegacyOffsetCommitKey
+    from .legacy_offset_commit_value import LegacyOffsetCommitValue
+    from .list_config_resources_request import ListConfigResourcesRequest
+    from .list_config_resources_response import ListConfigResourcesResponse
+    from .list_groups_request import ListGroupsRequest
+    from .list_groups_response import ListGroupsResponse
+    from .list_offsets_request import ListOffsetsRequest
+    from .list_offsets_response import ListOffsetsResponse
+    from .list_partition_reassignments_request import ListPartitionReassignmentsRequest
+    from .list_partition_reassignments_response import ListPartitionReassignmentsResponse
+    from .list_transactions_request import ListTransactionsRequest
+    from .list_transactions_response import ListTransactionsResponse
+    from .metadata_request import MetadataRequest
+    from .metadata_response import MetadataResponse
+    from .no_op_record import NoOpRecord
+    from .offset_commit_key import OffsetCommitKey
+    from .offset_commit_request import OffsetCommitRequest
+    from .offset_commit_response import OffsetCommitResponse
+    from .offset_commit_value import OffsetCommitValue
+    from .offset_fetch_request import OffsetFetchRequest
+    from .offset_fetch_response import OffsetFetchResponse
+    from .partition_change_record import PartitionChangeRecord
+    from .partition_record import PartitionRecord
+    from .produce_request import ProduceRequest
+    from .produce_response import ProduceResponse
+    from .producer_ids_record import ProducerIdsRecord
+    from .quorum_state_data import QuorumStateData
+    from .register_broker_record import RegisterBrokerRecord
+    from .register_controller_record import RegisterControllerRecord
+    from .remove_access_control_entry_record import RemoveAccessControlEntryRecord
+    from .remove_delegation_token_record import RemoveDelegationTokenRecord
+    from .remove_topic_record import RemoveTopicRecord
+    from .remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from .request_header import RequestHeader
+    from .response_header import ResponseHeader
+    from .snapshot_footer_record import SnapshotFooterRecord
+    from .snapshot_header_record import SnapshotHeaderRecord
+    from .sync_group_request import SyncGroupRequest
+    from .sync_group_response import SyncGroupResponse
+    from .topic_record import TopicRecord
+    from .transaction_log_key import TransactionLogKey
+    from .transaction_log_value import TransactionLogValue
+    from .unfence_broker_record import UnfenceBrokerRecord
+    from .unregister_broker_record import UnregisterBrokerRecord
+    from .unregister_controller_record import UnregisterControllerRecord
+    from .update_features_request import UpdateFeaturesRequest
+    from .update_features_response import UpdateFeaturesResponse
+    from .user_scram_credential_record import UserScramCredentialRecord
+    from .voters_record import VotersRecord
+    from .zk_migration_state_record import ZkMigrationStateRecord
 
-MESSAGES: dict[str, type[GeneratedStruct]] = {
-    "AbortTransactionRecord": AbortTransactionRecord,
-    "AccessControlEntryRecord": AccessControlEntryRecord,
-    "ApiVersionsRequest": ApiVersionsRequest,
-    "ApiVersionsResponse": ApiVersionsResponse,
-    "BeginTransactionRecord": BeginTransactionRecord,
-    "BrokerRegistrationChangeRecord": BrokerRegistrationChangeRecord,
-    "BrokerRegistrationRequest": BrokerRegistrationRequest,
-    "BrokerRegistrationResponse": BrokerRegistrationResponse,
-    "ClearElrRecord": ClearElrRecord,
-    "ClientQuotaRecord": ClientQuotaRecord,
-    "ConfigRecord": ConfigRecord,
-    "ControlledShutdownRequest": ControlledShutdownRequest,
-    "ControlledShutdownResponse": ControlledShutdownResponse,
-    "CreateTopicsRequest": CreateTopicsRequest,
-    "CreateTopicsResponse": CreateTopicsResponse,
-    "DelegationTokenRecord": DelegationTokenRecord,
-    "DescribeQuorumRequest": DescribeQuorumRequest,
-    "DescribeQuorumResponse": DescribeQuorumResponse,
-    "EndTransactionRecord": EndTransactionRecord,
-    "FeatureLevelRecord": FeatureLevelRecord,
-    "FenceBrokerRecord": FenceBrokerRecord,
-    "FetchRequest": FetchRequest,
-    "FetchResponse": FetchResponse,
-    "FindCoordinatorRequest": FindCoordinatorRequest,
-    "FindCoordinatorResponse": FindCoordinatorResponse,
-    "GetTelemetrySubscriptionsRequest": GetTelemetrySubscriptionsRequest,
-    "GetTelemetrySubscriptionsResponse": GetTelemetrySubscriptionsResponse,
-    "GroupMetadataKey": GroupMetadataKey,
-    "GroupMetadataValue": GroupMetadataValue,
-    "HeartbeatRequest": HeartbeatRequest,
-    "HeartbeatResponse": HeartbeatResponse,
-    "InitProducerIdRequest": InitProducerIdRequest,
-    "InitProducerIdResponse": InitProducerIdResponse,
-    "JoinGroupRequest": JoinGroupRequest,
-    "JoinGroupResponse": JoinGroupResponse,
-    "KRaftVersionRecord": KRaftVersionRecord,
-    "LeaderChangeMessage": LeaderChangeMessage,
-    "LeaveGroupRequest": LeaveGroupRequest,
-    "LeaveGroupResponse": LeaveGroupResponse,
-    "LegacyOffsetCommitKey": LegacyOffsetCommitKey,
-    "LegacyOffsetCommitValue": LegacyOffsetCommitValue,
-    "ListOffsetsRequest": ListOffsetsRequest,
-    "ListOffsetsResponse": ListOffsetsResponse,
-    "MetadataRequest": MetadataRequest,
-    "MetadataResponse": MetadataResponse,
-    "NoOpRecord": NoOpRecord,
-    "OffsetCommitKey": OffsetCommitKey,
-    "OffsetCommitRequest": OffsetCommitRequest,
-    "OffsetCommitResponse": OffsetCommitResponse,
-    "OffsetCommitValue": OffsetCommitValue,
-    "OffsetFetchRequest": OffsetFetchRequest,
-    "OffsetFetchResponse": OffsetFetchResponse,
-    "PartitionChangeRecord": PartitionChangeRecord,
-    "PartitionRecord": PartitionRecord,
-    "ProduceRequest": ProduceRequest,
-    "ProduceResponse": ProduceResponse,
-    "ProducerIdsRecord": ProducerIdsRecord,
-    "QuorumStateData": QuorumStateData,
-    "RegisterBrokerRecord": RegisterBrokerRecord,
-    "RegisterControllerRecord": RegisterControllerRecord,
-    "RemoveAccessControlEntryRecord": RemoveAccessControlEntryRecord,
-    "RemoveDelegationTokenRecord": RemoveDelegationTokenRecord,
-    "RemoveTopicRecord": RemoveTopicRecord,
-    "RemoveUserScramCredentialRecord": RemoveUserScramCredentialRecord,
-    "RequestHeader": RequestHeader,
-    "ResponseHeader": ResponseHeader,
-    "SnapshotFooterRecord": SnapshotFooterRecord,
-    "SnapshotHeaderRecord": SnapshotHeaderRecord,
-    "SyncGroupRequest": SyncGroupRequest,
-    "SyncGroupResponse": SyncGroupResponse,
-    "TopicRecord": TopicRecord,
-    "TransactionLogKey": TransactionLogKey,
-    "TransactionLogValue": TransactionLogValue,
-    "UnfenceBrokerRecord": UnfenceBrokerRecord,
-    "UnregisterBrokerRecord": UnregisterBrokerRecord,
-    "UnregisterControllerRecord": UnregisterControllerRecord,
-    "UpdateFeaturesRequest": UpdateFeaturesRequest,
-    "UpdateFeaturesResponse": UpdateFeaturesResponse,
-    "UserScramCredentialRecord": UserScramCredentialRecord,
-    "VotersRecord": VotersRecord,
-    "ZkMigrationStateRecord": ZkMigrationStateRecord,
+# Class name -> module that defines it.
+_MODULES: dict[str, str] = {
+    "AbortTransactionRecord": "abort_transaction_record",
+    "AccessControlEntryRecord": "access_control_entry_record",
+    "AddOffsetsToTxnRequest": "add_offsets_to_txn_request",
+    "AddOffsetsToTxnResponse": "add_offsets_to_txn_response",
+    "AddPartitionsToTxnRequest": "add_partitions_to_txn_request",
+    "AddPartitionsToTxnResponse": "add_partitions_to_txn_response",
+    "AddRaftVoterRequest": "add_raft_voter_request",
+    "AddRaftVoterResponse": "add_raft_voter_response",
+    "AllocateProducerIdsRequest": "allocate_producer_ids_request",
+    "AllocateProducerIdsResponse": "allocate_producer_ids_response",
+    "AlterClientQuotasRequest": "alter_client_quotas_request",
+    "AlterClientQuotasResponse": "alter_client_quotas_response",
+    "AlterConfigsRequest": "alter_configs_request",
+    "AlterConfigsResponse": "alter_configs_response",
+    "AlterPartitionReassignmentsRequest": "alter_partition_reassignments_request",
+    "AlterPartitionReassignmentsResponse": "alter_partition_reassignments_response",
+    "AlterPartitionRequest": "alter_partition_request",
+    "AlterPartitionResponse": "alter_partition_response",
+    "AlterReplicaLogDirsRequest": "alter_replica_log_dirs_request",
+    "AlterReplicaLogDirsResponse": "alter_replica_log_dirs_response",
+    "AlterShareGroupOffsetsRequest": "alter_share_group_offsets_request",
+    "AlterShareGroupOffsetsResponse": "alter_share_group_offsets_response",
+    "AlterUserScramCredentialsRequest": "alter_user_scram_credentials_request",
+    "AlterUserScramCredentialsResponse": "alter_user_scram_credentials_response",
+    "ApiVersionsRequest": "api_versions_request",
+    "ApiVersionsResponse": "api_versions_response",
+    "AssignReplicasToDirsRequest": "assign_replicas_to_dirs_request",
+    "AssignReplicasToDirsResponse": "assign_replicas_to_dirs_response",
+    "BeginQuorumEpochRequest": "begin_quorum_epoch_request",
+    "BeginQuorumEpochResponse": "begin_quorum_epoch_response",
+    "BeginTransactionRecord": "begin_transaction_record",
+    "BrokerHeartbeatRequest": "broker_heartbeat_request",
+    "BrokerHeartbeatResponse": "broker_heartbeat_response",
+    "BrokerRegistrationChangeRecord": "broker_registration_change_record",
+    "BrokerRegistrationRequest": "broker_registration_request",
+    "BrokerRegistrationResponse": "broker_registration_response",
+    "ClearElrRecord": "clear_elr_record",
+    "ClientQuotaRecord": "client_quota_record",
+    "ConfigRecord": "config_record",
+    "ConsumerGroupDescribeRequest": "consumer_group_describe_request",
+    "ConsumerGroupDescribeResponse": "consumer_group_describe_response",
+    "ConsumerGroupHeartbeatRequest": "consumer_group_heartbeat_request",
+    "ConsumerGroupHeartbeatResponse": "consumer_group_heartbeat_response",
+    "ConsumerProtocolAssignment": "consumer_protocol_assignment",
+    "ConsumerProtocolSubscription": "consumer_protocol_subscription",
+    "ControlledShutdownRequest": "controlled_shutdown_request",
+    "ControlledShutdownResponse": "controlled_shutdown_response",
+    "ControllerRegistrationRequest": "controller_registration_request",
+    "ControllerRegistrationResponse": "controller_registration_response",
+    "CreateAclsRequest": "create_acls_request",
+    "CreateAclsResponse": "create_acls_response",
+    "CreateDelegationTokenRequest": "create_delegation_token_request",
+    "CreateDelegationTokenResponse": "create_delegation_token_response",
+    "CreatePartitionsRequest": "create_partitions_request",
+    "CreatePartitionsResponse": "create_partitions_response",
+    "CreateTopicsRequest": "create_topics_request",
+    "CreateTopicsResponse": "create_topics_response",
+    "DefaultPrincipalData": "default_principal_data",
+    "DelegationTokenRecord": "delegation_token_record",
+    "DeleteAclsRequest": "delete_acls_request",
+    "DeleteAclsResponse": "delete_acls_response",
+    "DeleteGroupsRequest": "delete_groups_request",
+    "DeleteGroupsResponse": "delete_groups_response",
+    "DeleteRecordsRequest": "delete_records_request",
+    "DeleteRecordsResponse": "delete_records_response",
+    "DeleteShareGroupOffsetsRequest": "delete_share_group_offsets_request",
+    "DeleteShareGroupOffsetsResponse": "delete_share_group_offsets_response",
+    "DeleteShareGroupStateRequest": "delete_share_group_state_request",
+    "DeleteShareGroupStateResponse": "delete_share_group_state_response",
+    "DeleteTopicsRequest": "delete_topics_request",
+    "DeleteTopicsResponse": "delete_topics_response",
+    "DescribeAclsRequest": "describe_acls_request",
+    "DescribeAclsResponse": "describe_acls_response",
+    "DescribeClientQuotasRequest": "describe_client_quotas_request",
+    "DescribeClientQuotasResponse": "describe_client_quotas_response",
+    "DescribeClusterRequest": "describe_cluster_request",
+    "DescribeClusterResponse": "describe_cluster_response",
+    "DescribeConfigsRequest": "describe_configs_request",
+    "DescribeConfigsResponse": "describe_configs_response",
+    "DescribeDelegationTokenRequest": "describe_delegation_token_request",
+    "DescribeDelegationTokenResponse": "describe_delegation_token_response",
+    "DescribeGroupsRequest": "describe_groups_request",
+    "DescribeGroupsResponse": "describe_groups_response",
+    "DescribeLogDirsRequest": "describe_log_dirs_request",
+    "DescribeLogDirsResponse": "describe_log_dirs_response",
+    "DescribeProducersRequest": "describe_producers_request",
+    "DescribeProducersResponse": "describe_producers_response",
+    "DescribeQuorumRequest": "describe_quorum_request",
+    "DescribeQuorumResponse": "describe_quorum_response",
+    "DescribeShareGroupOffsetsRequest": "describe_share_group_offsets_request",
+    "DescribeShareGroupOffsetsResponse": "describe_share_group_offsets_response",
+    "DescribeTopicPartitionsRequest": "describe_topic_partitions_request",
+    "DescribeTopicPartitionsResponse": "describe_topic_partitions_response",
+    "DescribeTransactionsRequest": "describe_transactions_request",
+    "DescribeTransactionsResponse": "describe_transactions_response",
+    "DescribeUserScramCredentialsRequest": "describe_user_scram_credentials_request",
+    "DescribeUserScramCredentialsResponse": "describe_user_scram_credentials_response",
+    "ElectLeadersRequest": "elect_leaders_request",
+    "ElectLeadersResponse": "elect_leaders_response",
+    "EndQuorumEpochRequest": "end_quorum_epoch_request",
+    "EndQuorumEpochResponse": "end_quorum_epoch_response",
+    "EndTransactionRecord": "end_transaction_record",
+    "EndTxnRequest": "end_txn_request",
+    "EndTxnResponse": "end_txn_response",
+    "EnvelopeRequest": "envelope_request",
+    "EnvelopeResponse": "envelope_response",
+    "ExpireDelegationTokenRequest": "expire_delegation_token_request",
+    "ExpireDelegationTokenResponse": "expire_delegation_token_response",
+    "FeatureLevelRecord": "feature_level_record",
+    "FenceBrokerRecord": "fence_broker_record",
+    "FetchRequest": "fetch_request",
+    "FetchResponse": "fetch_response",
+    "FetchSnapshotRequest": "fetch_snapshot_request",
+    "FetchSnapshotResponse": "fetch_snapshot_response",
+    "FindCoordinatorRequest": "find_coordinator_request",
+    "FindCoordinatorResponse": "find_coordinator_response",
+    "GetTelemetrySubscriptionsRequest": "get_telemetry_subscriptions_request",
+    "GetTelemetrySubscriptionsResponse": "get_telemetry_subscriptions_response",
+    "GroupMetadataKey": "group_metadata_key",
+    "GroupMetadataValue": "group_metadata_value",
+    "HeartbeatRequest": "heartbeat_request",
+    "HeartbeatResponse": "heartbeat_response",
+    "IncrementalAlterConfigsRequest": "incremental_alter_configs_request",
+    "IncrementalAlterConfigsResponse": "incremental_alter_configs_response",
+    "InitProducerIdRequest": "init_producer_id_request",
+    "InitProducerIdResponse": "init_producer_id_response",
+    "InitializeShareGroupStateRequest": "initialize_share_group_state_request",
+    "InitializeShareGroupStateResponse": "initialize_share_group_state_response",
+    "JoinGroupRequest": "join_group_request",
+    "JoinGroupResponse": "join_group_response",
+    "KRaftVersionRecord": "kraft_version_record",
+    "LeaderAndIsrRequest": "leader_and_isr_request",
+    "LeaderAndIsrResponse": "leader_and_isr_response",
+    "LeaderChangeMessage": "leader_change_message",
+    "LeaveGroupRequest": "leave_group_request",
+    "LeaveGroupResponse": "leave_group_response",
+    "LegacyOffsetCommitKey": "legacy_offset_commit_key",
+    "LegacyOffsetCommitValue": "legacy_offset_commit_value",
+    "ListConfigResourcesRequest": "list_config_resources_request",
+    "ListConfigResourcesResponse": "list_config_resources_response",
+    "ListGroupsRequest": "list_groups_request",
+    "ListGroupsResponse": "list_groups_response",
+    "ListOffsetsRequest": "list_offsets_request",
+    "ListOffsetsResponse": "list_offsets_response",
+    "ListPartitionReassignmentsRequest": "list_partition_reassignments_request",
+    "ListPartitionReassignmentsResponse": "list_partition_reassignments_response",
+    "ListTransactionsRequest": "list_transactions_request",
+    "ListTransactionsResponse": "list_transactions_response",
+    "MetadataRequest": "metadata_request",
+    "MetadataResponse": "metadata_response",
+    "NoOpRecord": "no_op_record",
+    "OffsetCommitKey": "offset_commit_key",
+    "OffsetCommitRequest": "offset_commit_request",
+    "OffsetCommitResponse": "offset_commit_response",
+    "OffsetCommitValue": "offset_commit_value",
+    "OffsetFetchRequest": "offset_fetch_request",
+    "OffsetFetchResponse": "offset_fetch_response",
+    "PartitionChangeRecord": "partition_change_record",
+    "PartitionRecord": "partition_record",
+    "ProduceRequest": "produce_request",
+    "ProduceResponse": "produce_response",
+    "ProducerIdsRecord": "producer_ids_record",
+    "QuorumStateData": "quorum_state_data",
+    "RegisterBrokerRecord": "register_broker_record",
+    "RegisterControllerRecord": "register_controller_record",
+    "RemoveAccessControlEntryRecord": "remove_access_control_entry_record",
+    "RemoveDelegationTokenRecord": "remove_delegation_token_record",
+    "RemoveTopicRecord": "remove_topic_record",
+    "RemoveUserScramCredentialRecord": "remove_user_scram_credential_record",
+    "RequestHeader": "request_header",
+    "ResponseHeader": "response_header",
+    "SnapshotFooterRecord": "snapshot_footer_record",
+    "SnapshotHeaderRecord": "snapshot_header_record",
+    "SyncGroupRequest": "sync_group_request",
+    "SyncGroupResponse": "sync_group_response",
+    "TopicRecord": "topic_record",
+    "TransactionLogKey": "transaction_log_key",
+    "TransactionLogValue": "transaction_log_value",
+    "UnfenceBrokerRecord": "unfence_broker_record",
+    "UnregisterBrokerRecord": "unregister_broker_record",
+    "UnregisterControllerRecord": "unregister_controller_record",
+    "UpdateFeaturesRequest": "update_features_request",
+    "UpdateFeaturesResponse": "update_features_response",
+    "UserScramCredentialRecord": "user_scram_credential_record",
+    "VotersRecord": "voters_record",
+    "ZkMigrationStateRecord": "zk_migration_state_record",
 }
 
-__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "ApiVersionsRequest", "ApiVersionsResponse", "BeginTransactionRecord", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ControlledShutdownRequest", "ControlledShutdownResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DelegationTokenRecord", "DescribeQuorumRequest", "DescribeQuorumResponse", "EndTransactionRecord", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "InitProducerIdRequest", "InitProducerIdResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListOffsetsRequest", "ListOffsetsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]
+
+def _load(name: str) -> type[GeneratedStruct]:
+    cls: type[GeneratedStruct] = getattr(importlib.import_module(f"{__name__}.{_MODULES[name]}"), name)
+    globals()[name] = cls  # later look-ups find it directly, without __getattr__
+    return cls
+
+
+def __getattr__(name: str) -> type[GeneratedStruct]:
+    if name in _MODULES:
+        return _load(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_MODULES})
+
+
+class _Messages(Mapping[str, "type[GeneratedStruct]"]):
+    """Read-only name -> class mapping whose values import on first access."""
+
+    def __getitem__(self, name: str) -> type[GeneratedStruct]:
+        if name not in _MODULES:
+            raise KeyError(name)
+        loaded = globals().get(name)
+        return loaded if loaded is not None else _load(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_MODULES)
+
+    def __len__(self) -> int:
+        return len(_MODULES)
+
+    def __contains__(self, name: object) -> bool:
+        return name in _MODULES
+
+    def __repr__(self) -> str:
+        return f"<kwire.generated.MESSAGES: {len(_MODULES)} messages>"
+
+
+MESSAGES: Mapping[str, type[GeneratedStruct]] = _Messages()
+
+__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]
