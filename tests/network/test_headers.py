@@ -66,17 +66,32 @@ def test_header_version_agrees_with_kio(cls, kind, version):
 
 
 def test_versions_kio_lacks_are_few_and_known():
-    # The comparison above must not quietly shrink: kio lacks only ControlledShutdown (retired in
-    # Kafka 4.0, checked by hand below) and BrokerRegistration v5 (newer than kio).
+    # The comparison above must not quietly shrink. kio 0.6.5 is built from Kafka 4.x, which retired
+    # ControlledShutdown and LeaderAndIsr (checked by hand below) and, with KIP-896, the oldest
+    # versions of AlterPartition and the delegation-token APIs; BrokerRegistration v5 and
+    # AddRaftVoterResponse v2 are newer than kio.
     missing = {f"{cls.NAME}-v{version}" for cls, kind, version in all_versions()
                if kio_header_version(cls.API_KEY, version, kind) is None}
-    assert missing == {f"ControlledShutdown{kind}-v{v}" for kind in ("Request", "Response") for v in range(4)} | {
-        "BrokerRegistrationRequest-v5", "BrokerRegistrationResponse-v5"}
+    both = ("Request", "Response")
+    assert missing == (
+        {f"ControlledShutdown{kind}-v{v}" for kind in both for v in range(4)}
+        | {f"LeaderAndIsr{kind}-v{v}" for kind in both for v in range(8)}
+        | {f"AlterPartition{kind}-v{v}" for kind in both for v in range(2)}
+        | {f"{api}DelegationToken{kind}-v0" for api in ("Create", "Describe", "Expire") for kind in both}
+        | {"BrokerRegistrationRequest-v5", "BrokerRegistrationResponse-v5", "AddRaftVoterResponse-v2"})
 
 
 def test_controlled_shutdown_v0_alone_uses_request_header_v0():
     assert [request_header_version(ControlledShutdownRequest, v) for v in range(4)] == [0, 1, 1, 2]
     assert [response_header_version(ControlledShutdownResponse, v) for v in range(4)] == [0, 0, 0, 1]
+
+
+def test_leader_and_isr_headers_follow_its_flexible_versions():
+    # not in kio: LeaderAndIsr is flexible from v4 (KIP-482), so its headers change there
+    from kwire.generated import LeaderAndIsrRequest, LeaderAndIsrResponse
+
+    assert [request_header_version(LeaderAndIsrRequest, v) for v in range(8)] == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert [response_header_version(LeaderAndIsrResponse, v) for v in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
 
 
 def test_api_versions_response_header_is_always_v0():
