@@ -17,19 +17,11 @@ from kwire.generated.quorum_state_data import Voter
 from kwire.generated.update_features_request import FeatureUpdateKey
 from kwire.wire.errors import UnsupportedVersionError
 from tests.paths import DATA
+from tests.generated.vectors import check, h
 
 METADATA_VERSION = b"metadata.version".hex()  # 16 bytes -> compact length 16 + 1 = 0x11
 KRAFT_VERSION = b"kraft.version".hex()  # 13 bytes -> compact length 13 + 1 = 0x0e
 
-
-def h(*parts: str) -> bytes:
-    return bytes.fromhex("".join(parts).replace(" ", ""))
-
-
-def check(obj, version: int, wire: bytes) -> None:
-    assert obj.encode(version).hex() == wire.hex()
-    assert obj.size(version) == len(wire)
-    assert type(obj).decode(wire, version) == obj
 
 
 # --- ApiVersionsResponse v3 with every tagged field ------------------------------------------------

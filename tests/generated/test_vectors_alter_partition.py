@@ -12,18 +12,10 @@ import uuid
 from kwire.generated import AlterPartitionRequest, ConsumerProtocolSubscription
 from kwire.generated.alter_partition_request import BrokerState, PartitionData, TopicData
 from kwire.generated.consumer_protocol_subscription import TopicPartition
+from tests.generated.vectors import check, h
 
 TOPIC_ID = uuid.UUID("0102030405060708090a0b0c0d0e0f10")
 
-
-def h(*parts: str) -> bytes:
-    return bytes.fromhex("".join(parts).replace(" ", ""))
-
-
-def check(obj, version: int, wire: bytes) -> None:
-    assert obj.encode(version).hex() == wire.hex()
-    assert obj.size(version) == len(wire)
-    assert type(obj).decode(wire, version) == obj
 
 
 def test_alter_partition_request_v0_by_topic_name() -> None:

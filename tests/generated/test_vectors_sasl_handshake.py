@@ -8,16 +8,8 @@ from __future__ import annotations
 import pytest
 
 from kwire.generated import SaslHandshakeRequest, SaslHandshakeResponse
+from tests.generated.vectors import check, h
 
-
-def h(*parts: str) -> bytes:
-    return bytes.fromhex("".join(parts).replace(" ", ""))
-
-
-def check(obj, version: int, wire: bytes) -> None:
-    assert obj.encode(version).hex() == wire.hex()
-    assert obj.size(version) == len(wire)
-    assert type(obj).decode(wire, version) == obj
 
 
 @pytest.mark.parametrize("version", [0, 1])
