@@ -23,6 +23,8 @@ def jvm_stderr(show: bool) -> Iterator[None]:
         yield
         return
     read_end, write_end = os.pipe()
+    # drained from the start: a JVM that says much while starting must never block on a full pipe
+    threading.Thread(target=_drain, args=(read_end,), name="kwire-jvm-stderr", daemon=True).start()
     saved = os.dup(2)
     os.dup2(write_end, 2)
     os.close(write_end)
@@ -31,7 +33,6 @@ def jvm_stderr(show: bool) -> Iterator[None]:
     finally:
         os.dup2(saved, 2)
         os.close(saved)
-        threading.Thread(target=_drain, args=(read_end,), name="kwire-jvm-stderr", daemon=True).start()
 
 
 def _drain(fd: int) -> None:
