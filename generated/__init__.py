@@ -56,10 +56,24 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .clear_elr_record import ClearElrRecord
     from .client_quota_record import ClientQuotaRecord
     from .config_record import ConfigRecord
+    from .consumer_group_current_member_assignment_key import ConsumerGroupCurrentMemberAssignmentKey
+    from .consumer_group_current_member_assignment_value import ConsumerGroupCurrentMemberAssignmentValue
     from .consumer_group_describe_request import ConsumerGroupDescribeRequest
     from .consumer_group_describe_response import ConsumerGroupDescribeResponse
     from .consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
     from .consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
+    from .consumer_group_member_metadata_key import ConsumerGroupMemberMetadataKey
+    from .consumer_group_member_metadata_value import ConsumerGroupMemberMetadataValue
+    from .consumer_group_metadata_key import ConsumerGroupMetadataKey
+    from .consumer_group_metadata_value import ConsumerGroupMetadataValue
+    from .consumer_group_partition_metadata_key import ConsumerGroupPartitionMetadataKey
+    from .consumer_group_partition_metadata_value import ConsumerGroupPartitionMetadataValue
+    from .consumer_group_regular_expression_key import ConsumerGroupRegularExpressionKey
+    from .consumer_group_regular_expression_value import ConsumerGroupRegularExpressionValue
+    from .consumer_group_target_assignment_member_key import ConsumerGroupTargetAssignmentMemberKey
+    from .consumer_group_target_assignment_member_value import ConsumerGroupTargetAssignmentMemberValue
+    from .consumer_group_target_assignment_metadata_key import ConsumerGroupTargetAssignmentMetadataKey
+    from .consumer_group_target_assignment_metadata_value import ConsumerGroupTargetAssignmentMetadataValue
     from .consumer_protocol_assignment import ConsumerProtocolAssignment
     from .consumer_protocol_subscription import ConsumerProtocolSubscription
     from .controlled_shutdown_request import ControlledShutdownRequest
@@ -179,6 +193,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .produce_request import ProduceRequest
     from .produce_response import ProduceResponse
     from .producer_ids_record import ProducerIdsRecord
+    from .producer_snapshot import ProducerSnapshot
     from .quorum_state_data import QuorumStateData
     from .register_broker_record import RegisterBrokerRecord
     from .register_controller_record import RegisterControllerRecord
@@ -190,8 +205,39 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .response_header import ResponseHeader
     from .sasl_handshake_request import SaslHandshakeRequest
     from .sasl_handshake_response import SaslHandshakeResponse
+    from .share_group_current_member_assignment_key import ShareGroupCurrentMemberAssignmentKey
+    from .share_group_current_member_assignment_value import ShareGroupCurrentMemberAssignmentValue
+    from .share_group_member_metadata_key import ShareGroupMemberMetadataKey
+    from .share_group_member_metadata_value import ShareGroupMemberMetadataValue
+    from .share_group_metadata_key import ShareGroupMetadataKey
+    from .share_group_metadata_value import ShareGroupMetadataValue
+    from .share_group_partition_metadata_key import ShareGroupPartitionMetadataKey
+    from .share_group_partition_metadata_value import ShareGroupPartitionMetadataValue
+    from .share_group_state_partition_metadata_key import ShareGroupStatePartitionMetadataKey
+    from .share_group_state_partition_metadata_value import ShareGroupStatePartitionMetadataValue
+    from .share_group_target_assignment_member_key import ShareGroupTargetAssignmentMemberKey
+    from .share_group_target_assignment_member_value import ShareGroupTargetAssignmentMemberValue
+    from .share_group_target_assignment_metadata_key import ShareGroupTargetAssignmentMetadataKey
+    from .share_group_target_assignment_metadata_value import ShareGroupTargetAssignmentMetadataValue
+    from .share_snapshot_key import ShareSnapshotKey
+    from .share_snapshot_value import ShareSnapshotValue
+    from .share_update_key import ShareUpdateKey
+    from .share_update_value import ShareUpdateValue
     from .snapshot_footer_record import SnapshotFooterRecord
     from .snapshot_header_record import SnapshotHeaderRecord
+    from .streams_group_current_member_assignment_key import StreamsGroupCurrentMemberAssignmentKey
+    from .streams_group_current_member_assignment_value import StreamsGroupCurrentMemberAssignmentValue
+    from .streams_group_member_metadata_key import StreamsGroupMemberMetadataKey
+    from .streams_group_member_metadata_value import StreamsGroupMemberMetadataValue
+    from .streams_group_metadata_key import StreamsGroupMetadataKey
+    from .streams_group_metadata_value import StreamsGroupMetadataValue
+    from .streams_group_target_assignment_member_key import StreamsGroupTargetAssignmentMemberKey
+    from .streams_group_target_assignment_member_value import StreamsGroupTargetAssignmentMemberValue
+    from .streams_group_target_assignment_metadata_key import StreamsGroupTargetAssignmentMetadataKey
+    from .streams_group_target_assignment_metadata_value import StreamsGroupTargetAssignmentMetadataValue
+    from .streams_group_topology_key import StreamsGroupTopologyKey
+    from .streams_group_topology_value import StreamsGroupTopologyValue
+    from .subscription_info_data import SubscriptionInfoData
     from .sync_group_request import SyncGroupRequest
     from .sync_group_response import SyncGroupResponse
     from .topic_record import TopicRecord
@@ -247,10 +293,24 @@ _MODULES: dict[str, str] = {
     "ClearElrRecord": "clear_elr_record",
     "ClientQuotaRecord": "client_quota_record",
     "ConfigRecord": "config_record",
+    "ConsumerGroupCurrentMemberAssignmentKey": "consumer_group_current_member_assignment_key",
+    "ConsumerGroupCurrentMemberAssignmentValue": "consumer_group_current_member_assignment_value",
     "ConsumerGroupDescribeRequest": "consumer_group_describe_request",
     "ConsumerGroupDescribeResponse": "consumer_group_describe_response",
     "ConsumerGroupHeartbeatRequest": "consumer_group_heartbeat_request",
     "ConsumerGroupHeartbeatResponse": "consumer_group_heartbeat_response",
+    "ConsumerGroupMemberMetadataKey": "consumer_group_member_metadata_key",
+    "ConsumerGroupMemberMetadataValue": "consumer_group_member_metadata_value",
+    "ConsumerGroupMetadataKey": "consumer_group_metadata_key",
+    "ConsumerGroupMetadataValue": "consumer_group_metadata_value",
+    "ConsumerGroupPartitionMetadataKey": "consumer_group_partition_metadata_key",
+    "ConsumerGroupPartitionMetadataValue": "consumer_group_partition_metadata_value",
+    "ConsumerGroupRegularExpressionKey": "consumer_group_regular_expression_key",
+    "ConsumerGroupRegularExpressionValue": "consumer_group_regular_expression_value",
+    "ConsumerGroupTargetAssignmentMemberKey": "consumer_group_target_assignment_member_key",
+    "ConsumerGroupTargetAssignmentMemberValue": "consumer_group_target_assignment_member_value",
+    "ConsumerGroupTargetAssignmentMetadataKey": "consumer_group_target_assignment_metadata_key",
+    "ConsumerGroupTargetAssignmentMetadataValue": "consumer_group_target_assignment_metadata_value",
     "ConsumerProtocolAssignment": "consumer_protocol_assignment",
     "ConsumerProtocolSubscription": "consumer_protocol_subscription",
     "ControlledShutdownRequest": "controlled_shutdown_request",
@@ -370,6 +430,7 @@ _MODULES: dict[str, str] = {
     "ProduceRequest": "produce_request",
     "ProduceResponse": "produce_response",
     "ProducerIdsRecord": "producer_ids_record",
+    "ProducerSnapshot": "producer_snapshot",
     "QuorumStateData": "quorum_state_data",
     "RegisterBrokerRecord": "register_broker_record",
     "RegisterControllerRecord": "register_controller_record",
@@ -381,8 +442,39 @@ _MODULES: dict[str, str] = {
     "ResponseHeader": "response_header",
     "SaslHandshakeRequest": "sasl_handshake_request",
     "SaslHandshakeResponse": "sasl_handshake_response",
+    "ShareGroupCurrentMemberAssignmentKey": "share_group_current_member_assignment_key",
+    "ShareGroupCurrentMemberAssignmentValue": "share_group_current_member_assignment_value",
+    "ShareGroupMemberMetadataKey": "share_group_member_metadata_key",
+    "ShareGroupMemberMetadataValue": "share_group_member_metadata_value",
+    "ShareGroupMetadataKey": "share_group_metadata_key",
+    "ShareGroupMetadataValue": "share_group_metadata_value",
+    "ShareGroupPartitionMetadataKey": "share_group_partition_metadata_key",
+    "ShareGroupPartitionMetadataValue": "share_group_partition_metadata_value",
+    "ShareGroupStatePartitionMetadataKey": "share_group_state_partition_metadata_key",
+    "ShareGroupStatePartitionMetadataValue": "share_group_state_partition_metadata_value",
+    "ShareGroupTargetAssignmentMemberKey": "share_group_target_assignment_member_key",
+    "ShareGroupTargetAssignmentMemberValue": "share_group_target_assignment_member_value",
+    "ShareGroupTargetAssignmentMetadataKey": "share_group_target_assignment_metadata_key",
+    "ShareGroupTargetAssignmentMetadataValue": "share_group_target_assignment_metadata_value",
+    "ShareSnapshotKey": "share_snapshot_key",
+    "ShareSnapshotValue": "share_snapshot_value",
+    "ShareUpdateKey": "share_update_key",
+    "ShareUpdateValue": "share_update_value",
     "SnapshotFooterRecord": "snapshot_footer_record",
     "SnapshotHeaderRecord": "snapshot_header_record",
+    "StreamsGroupCurrentMemberAssignmentKey": "streams_group_current_member_assignment_key",
+    "StreamsGroupCurrentMemberAssignmentValue": "streams_group_current_member_assignment_value",
+    "StreamsGroupMemberMetadataKey": "streams_group_member_metadata_key",
+    "StreamsGroupMemberMetadataValue": "streams_group_member_metadata_value",
+    "StreamsGroupMetadataKey": "streams_group_metadata_key",
+    "StreamsGroupMetadataValue": "streams_group_metadata_value",
+    "StreamsGroupTargetAssignmentMemberKey": "streams_group_target_assignment_member_key",
+    "StreamsGroupTargetAssignmentMemberValue": "streams_group_target_assignment_member_value",
+    "StreamsGroupTargetAssignmentMetadataKey": "streams_group_target_assignment_metadata_key",
+    "StreamsGroupTargetAssignmentMetadataValue": "streams_group_target_assignment_metadata_value",
+    "StreamsGroupTopologyKey": "streams_group_topology_key",
+    "StreamsGroupTopologyValue": "streams_group_topology_value",
+    "SubscriptionInfoData": "subscription_info_data",
     "SyncGroupRequest": "sync_group_request",
     "SyncGroupResponse": "sync_group_response",
     "TopicRecord": "topic_record",
@@ -439,4 +531,4 @@ class _Messages(Mapping[str, "type[GeneratedStruct]"]):
 
 MESSAGES: Mapping[str, type[GeneratedStruct]] = _Messages()
 
-__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]
+__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerGroupMemberMetadataKey", "ConsumerGroupMemberMetadataValue", "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue", "ConsumerGroupPartitionMetadataKey", "ConsumerGroupPartitionMetadataValue", "ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue", "ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue", "ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "ProducerSnapshot", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslHandshakeRequest", "SaslHandshakeResponse", "ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue", "ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue", "ShareGroupMetadataKey", "ShareGroupMetadataValue", "ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue", "ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue", "ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue", "ShareGroupTargetAssignmentMetadataKey", "ShareGroupTargetAssignmentMetadataValue", "ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey", "ShareUpdateValue", "SnapshotFooterRecord", "SnapshotHeaderRecord", "StreamsGroupCurrentMemberAssignmentKey", "StreamsGroupCurrentMemberAssignmentValue", "StreamsGroupMemberMetadataKey", "StreamsGroupMemberMetadataValue", "StreamsGroupMetadataKey", "StreamsGroupMetadataValue", "StreamsGroupTargetAssignmentMemberKey", "StreamsGroupTargetAssignmentMemberValue", "StreamsGroupTargetAssignmentMetadataKey", "StreamsGroupTargetAssignmentMetadataValue", "StreamsGroupTopologyKey", "StreamsGroupTopologyValue", "SubscriptionInfoData", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]

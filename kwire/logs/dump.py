@@ -31,6 +31,7 @@ from typing import Any
 
 from kwire.logs.coordinator_log import (
     OFFSETS_TOPIC,
+    SHARE_STATE_TOPIC,
     TRANSACTIONS_TOPIC,
     CoordinatorRecord,
     decode_coordinator_record,
@@ -56,9 +57,9 @@ from kwire.logs.metadata_log import (
 from kwire.records import ControlRecordType, EndTransactionMarker, FileBatchReader, decode_control_key
 
 BATCH_FILE_KINDS = BATCH_KINDS  # segments, snapshots, bootstrap.checkpoint and files of batches
-DECODERS = ("auto", "metadata", "offsets", "transactions", "raw")
-_TOPIC_DECODERS = {METADATA_TOPIC: "metadata", OFFSETS_TOPIC: "offsets", TRANSACTIONS_TOPIC: "transactions"}
-_COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC}
+DECODERS = ("auto", "metadata", "offsets", "transactions", "share-state", "raw")
+_COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC, "share-state": SHARE_STATE_TOPIC}
+_TOPIC_DECODERS = {METADATA_TOPIC: "metadata", **{topic: name for name, topic in _COORDINATOR_TOPICS.items()}}
 
 
 def decoder_for(path: Path, requested: str = "auto") -> str:

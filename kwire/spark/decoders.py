@@ -4,7 +4,8 @@
   (:mod:`kwire.records.control`);
 - KRaft metadata logs and snapshots: the framed metadata records (:mod:`kwire.logs.metadata_log`,
   imported when first needed);
-- ``__consumer_offsets`` / ``__transaction_state``: key and value (:mod:`kwire.logs.coordinator_log`);
+- ``__consumer_offsets`` / ``__transaction_state`` / ``__share_group_state``: key and value
+  (:mod:`kwire.logs.coordinator_log`);
 - ordinary partitions hold user data and are not decoded.
 
 Each decoded record is a :class:`DecodedRecord`: a type name, a version, the message, and for
@@ -28,7 +29,7 @@ from kwire.records.control import (
     decode_control_value,
 )
 from kwire.records.record import Record
-from kwire.spark.logfiles import GROUP_TOPIC, TRANSACTION_TOPIC, Kind
+from kwire.spark.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
 
 #: Type name of ABORT/COMMIT markers (Kafka's EndTxnMarker message).
 END_TXN_MARKER = "EndTxnMarker"
@@ -65,6 +66,7 @@ RecordDecoder = Callable[[Record], DecodedRecord]
 #: Kinds of file whose data records kwire decodes (the rest hold user data).
 DECODED_KINDS = frozenset({
     Kind.METADATA_LOG, Kind.METADATA_SNAPSHOT, Kind.GROUP_COORDINATOR_LOG, Kind.TRANSACTION_COORDINATOR_LOG,
+    Kind.SHARE_COORDINATOR_LOG,
 })
 
 
@@ -126,6 +128,8 @@ def data_record_decoder(kind: Kind) -> RecordDecoder | None:
         return coordinator_decoder(GROUP_TOPIC)
     if kind == Kind.TRANSACTION_COORDINATOR_LOG:
         return coordinator_decoder(TRANSACTION_TOPIC)
+    if kind == Kind.SHARE_COORDINATOR_LOG:
+        return coordinator_decoder(SHARE_TOPIC)
     return None
 
 

@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from kwire.logs.coordinator_log import OFFSETS_TOPIC, TRANSACTIONS_TOPIC
+from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
 from kwire.logs.files import BATCH_KINDS, kafka_files
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.wire.errors import KwireError
@@ -28,12 +28,14 @@ class Kind(str, Enum):
     METADATA_SNAPSHOT = "metadata_snapshot"
     GROUP_COORDINATOR_LOG = "group_coordinator_log"
     TRANSACTION_COORDINATOR_LOG = "transaction_coordinator_log"
+    SHARE_COORDINATOR_LOG = "share_coordinator_log"
     BATCH_FILE = "batch_file"
 
 
 METADATA_TOPIC = METADATA_LOG_TOPIC
 GROUP_TOPIC = OFFSETS_TOPIC
 TRANSACTION_TOPIC = TRANSACTIONS_TOPIC
+SHARE_TOPIC = SHARE_STATE_TOPIC
 
 # `<topic>-<partition>`, optionally with the `.<uuid>-future|delete|stray` suffix Kafka gives a
 # partition folder that is being moved or deleted.
@@ -70,6 +72,8 @@ def kind_of(path: str | os.PathLike, topic: str | None) -> Kind:
             return Kind.GROUP_COORDINATOR_LOG
         if topic == TRANSACTION_TOPIC:
             return Kind.TRANSACTION_COORDINATOR_LOG
+        if topic == SHARE_TOPIC:
+            return Kind.SHARE_COORDINATOR_LOG
         return Kind.PARTITION_LOG
     return Kind.BATCH_FILE
 

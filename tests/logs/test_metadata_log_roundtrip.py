@@ -240,10 +240,10 @@ def test_coordinator_record_layouts(topic: str, key_hex: str, value_hex: str | N
 
 
 def test_unknown_coordinator_types_and_versions_are_kept_raw() -> None:
-    key = bytes.fromhex("0009" "0003677270")
+    key = bytes.fromhex("0018" "0003677270")  # type 24: none of Kafka's group records (yet)
     raw = decode_coordinator_record(OFFSETS_TOPIC, key, b"\x00\x00\x01")
-    assert raw == RawCoordinatorRecord(9, key, b"\x00\x00\x01")
-    assert raw.reason == "unknown __consumer_offsets record type 9"
+    assert raw == RawCoordinatorRecord(24, key, b"\x00\x00\x01")
+    assert raw.reason == "unknown __consumer_offsets record type 24"
     assert (raw.encode_key(), raw.encode_value()) == (key, b"\x00\x00\x01")
     newer = bytes.fromhex("0007" "0000000000000064")  # OffsetCommitValue v7 does not exist (yet)
     raw = decode_coordinator_record(OFFSETS_TOPIC, bytes.fromhex(OFFSET_KEY_HEX), newer)
