@@ -3,7 +3,7 @@
 - control records (any file): transaction markers and the KRaft control messages
   (:mod:`kwire.records.control`);
 - KRaft metadata logs and snapshots: the framed metadata records (:mod:`kwire.logs.metadata_log`,
-  imported when first needed);
+  imported when first needed); ``__remote_log_metadata``: tiered storage's records, framed alike;
 - ``__consumer_offsets`` / ``__transaction_state`` / ``__share_group_state``: key and value
   (:mod:`kwire.logs.coordinator_log`);
 - ordinary partitions hold user data and are not decoded.
@@ -66,7 +66,7 @@ RecordDecoder = Callable[[Record], DecodedRecord]
 #: Kinds of file whose data records kwire decodes (the rest hold user data).
 DECODED_KINDS = frozenset({
     Kind.METADATA_LOG, Kind.METADATA_SNAPSHOT, Kind.GROUP_COORDINATOR_LOG, Kind.TRANSACTION_COORDINATOR_LOG,
-    Kind.SHARE_COORDINATOR_LOG,
+    Kind.SHARE_COORDINATOR_LOG, Kind.REMOTE_LOG_METADATA_LOG,
 })
 
 
@@ -88,11 +88,11 @@ def decode_control(record: Record) -> DecodedRecord:
     return DecodedRecord(name, 0, decode_control_value(key.type, record.value, MESSAGES))
 
 
-def metadata_decoder() -> RecordDecoder:
+def metadata_decoder(*, remote_log: bool = False) -> RecordDecoder:
     from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value
 
     def decode(record: Record) -> DecodedRecord:
-        decoded = decode_metadata_value(record.value)
+        decoded = decode_metadata_value(record.value, remote_log=remote_log)
         if isinstance(decoded, MetadataRecord):
             return DecodedRecord(decoded.name, decoded.version, decoded.message)
         unknown = {"apiKey": decoded.api_key, "body": _b64(decoded.body), "unknown": decoded.reason}
@@ -124,6 +124,8 @@ def data_record_decoder(kind: Kind) -> RecordDecoder | None:
     """The decoder of ``kind``'s data records, or None for user data."""
     if kind in (Kind.METADATA_LOG, Kind.METADATA_SNAPSHOT):
         return metadata_decoder()
+    if kind == Kind.REMOTE_LOG_METADATA_LOG:
+        return metadata_decoder(remote_log=True)
     if kind == Kind.GROUP_COORDINATOR_LOG:
         return coordinator_decoder(GROUP_TOPIC)
     if kind == Kind.TRANSACTION_COORDINATOR_LOG:

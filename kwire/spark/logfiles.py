@@ -19,6 +19,7 @@ from enum import Enum
 from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
 from kwire.logs.files import BATCH_KINDS, kafka_files
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
+from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
 from kwire.wire.errors import KwireError
 
 
@@ -29,6 +30,7 @@ class Kind(str, Enum):
     GROUP_COORDINATOR_LOG = "group_coordinator_log"
     TRANSACTION_COORDINATOR_LOG = "transaction_coordinator_log"
     SHARE_COORDINATOR_LOG = "share_coordinator_log"
+    REMOTE_LOG_METADATA_LOG = "remote_log_metadata_log"
     BATCH_FILE = "batch_file"
 
 
@@ -74,6 +76,8 @@ def kind_of(path: str | os.PathLike, topic: str | None) -> Kind:
             return Kind.TRANSACTION_COORDINATOR_LOG
         if topic == SHARE_TOPIC:
             return Kind.SHARE_COORDINATOR_LOG
+        if topic == REMOTE_LOG_METADATA_TOPIC:
+            return Kind.REMOTE_LOG_METADATA_LOG
         return Kind.PARTITION_LOG
     return Kind.BATCH_FILE
 

@@ -230,7 +230,7 @@ def compare_definitions(ours: dict, theirs: dict) -> list[str]:
 
 # ---------------------------------------------------------------- the tests
 
-OUR_FILES = sorted(DEFS_DIR.glob("*.json"))
+OUR_FILES = sorted(DEFS_DIR.rglob("*.json"))
 SHARED_FILES = [path for path in OUR_FILES if (UPSTREAM_DIR / path.name).is_file()]
 
 

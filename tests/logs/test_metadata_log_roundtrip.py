@@ -28,6 +28,7 @@ from kwire.logs.metadata_log import (
     SnapshotId,
     build_snapshot,
     metadata_record_classes,
+    remote_log_metadata_classes,
     read_metadata_log,
     read_snapshot,
 )
@@ -57,7 +58,10 @@ def every_metadata_record() -> list[MetadataRecord]:
 
 def test_the_registry_has_every_metadata_record_kind() -> None:
     classes = metadata_record_classes()
-    assert len(classes) == sum(1 for cls in MESSAGES.values() if cls.MESSAGE_TYPE == "metadata") == 27
+    metadata_types = [cls for cls in MESSAGES.values() if cls.MESSAGE_TYPE == "metadata"]
+    # the KRaft records, and tiered storage's four of its own apiKey space (remote_log_metadata_classes)
+    assert len(classes) == len(metadata_types) - len(remote_log_metadata_classes()) == 27
+    assert sorted(remote_log_metadata_classes()) == [0, 1, 2, 3]
     assert classes[0].NAME == "RegisterBrokerRecord" and classes[29].NAME == "UnregisterControllerRecord"
 
 
