@@ -172,8 +172,12 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .offset_commit_request import OffsetCommitRequest
     from .offset_commit_response import OffsetCommitResponse
     from .offset_commit_value import OffsetCommitValue
+    from .offset_delete_request import OffsetDeleteRequest
+    from .offset_delete_response import OffsetDeleteResponse
     from .offset_fetch_request import OffsetFetchRequest
     from .offset_fetch_response import OffsetFetchResponse
+    from .offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
+    from .offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
     from .partition_change_record import PartitionChangeRecord
     from .partition_record import PartitionRecord
     from .produce_request import ProduceRequest
@@ -188,6 +192,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .remove_user_scram_credential_record import RemoveUserScramCredentialRecord
     from .request_header import RequestHeader
     from .response_header import ResponseHeader
+    from .sasl_authenticate_request import SaslAuthenticateRequest
+    from .sasl_authenticate_response import SaslAuthenticateResponse
     from .sasl_handshake_request import SaslHandshakeRequest
     from .sasl_handshake_response import SaslHandshakeResponse
     from .snapshot_footer_record import SnapshotFooterRecord
@@ -197,6 +203,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .topic_record import TopicRecord
     from .transaction_log_key import TransactionLogKey
     from .transaction_log_value import TransactionLogValue
+    from .txn_offset_commit_request import TxnOffsetCommitRequest
+    from .txn_offset_commit_response import TxnOffsetCommitResponse
     from .unfence_broker_record import UnfenceBrokerRecord
     from .unregister_broker_record import UnregisterBrokerRecord
     from .unregister_controller_record import UnregisterControllerRecord
@@ -204,6 +212,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .update_features_response import UpdateFeaturesResponse
     from .user_scram_credential_record import UserScramCredentialRecord
     from .voters_record import VotersRecord
+    from .write_txn_markers_request import WriteTxnMarkersRequest
+    from .write_txn_markers_response import WriteTxnMarkersResponse
     from .zk_migration_state_record import ZkMigrationStateRecord
 
 # Class name -> module that defines it.
@@ -363,8 +373,12 @@ _MODULES: dict[str, str] = {
     "OffsetCommitRequest": "offset_commit_request",
     "OffsetCommitResponse": "offset_commit_response",
     "OffsetCommitValue": "offset_commit_value",
+    "OffsetDeleteRequest": "offset_delete_request",
+    "OffsetDeleteResponse": "offset_delete_response",
     "OffsetFetchRequest": "offset_fetch_request",
     "OffsetFetchResponse": "offset_fetch_response",
+    "OffsetForLeaderEpochRequest": "offset_for_leader_epoch_request",
+    "OffsetForLeaderEpochResponse": "offset_for_leader_epoch_response",
     "PartitionChangeRecord": "partition_change_record",
     "PartitionRecord": "partition_record",
     "ProduceRequest": "produce_request",
@@ -379,6 +393,8 @@ _MODULES: dict[str, str] = {
     "RemoveUserScramCredentialRecord": "remove_user_scram_credential_record",
     "RequestHeader": "request_header",
     "ResponseHeader": "response_header",
+    "SaslAuthenticateRequest": "sasl_authenticate_request",
+    "SaslAuthenticateResponse": "sasl_authenticate_response",
     "SaslHandshakeRequest": "sasl_handshake_request",
     "SaslHandshakeResponse": "sasl_handshake_response",
     "SnapshotFooterRecord": "snapshot_footer_record",
@@ -388,6 +404,8 @@ _MODULES: dict[str, str] = {
     "TopicRecord": "topic_record",
     "TransactionLogKey": "transaction_log_key",
     "TransactionLogValue": "transaction_log_value",
+    "TxnOffsetCommitRequest": "txn_offset_commit_request",
+    "TxnOffsetCommitResponse": "txn_offset_commit_response",
     "UnfenceBrokerRecord": "unfence_broker_record",
     "UnregisterBrokerRecord": "unregister_broker_record",
     "UnregisterControllerRecord": "unregister_controller_record",
@@ -395,6 +413,8 @@ _MODULES: dict[str, str] = {
     "UpdateFeaturesResponse": "update_features_response",
     "UserScramCredentialRecord": "user_scram_credential_record",
     "VotersRecord": "voters_record",
+    "WriteTxnMarkersRequest": "write_txn_markers_request",
+    "WriteTxnMarkersResponse": "write_txn_markers_response",
     "ZkMigrationStateRecord": "zk_migration_state_record",
 }
 
@@ -439,4 +459,4 @@ class _Messages(Mapping[str, "type[GeneratedStruct]"]):
 
 MESSAGES: Mapping[str, type[GeneratedStruct]] = _Messages()
 
-__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]
+__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetDeleteRequest", "OffsetDeleteResponse", "OffsetFetchRequest", "OffsetFetchResponse", "OffsetForLeaderEpochRequest", "OffsetForLeaderEpochResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslAuthenticateRequest", "SaslAuthenticateResponse", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "TxnOffsetCommitRequest", "TxnOffsetCommitResponse", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse", "ZkMigrationStateRecord", ]
