@@ -183,13 +183,19 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .produce_request import ProduceRequest
     from .produce_response import ProduceResponse
     from .producer_ids_record import ProducerIdsRecord
+    from .push_telemetry_request import PushTelemetryRequest
+    from .push_telemetry_response import PushTelemetryResponse
     from .quorum_state_data import QuorumStateData
     from .register_broker_record import RegisterBrokerRecord
     from .register_controller_record import RegisterControllerRecord
     from .remove_access_control_entry_record import RemoveAccessControlEntryRecord
     from .remove_delegation_token_record import RemoveDelegationTokenRecord
+    from .remove_raft_voter_request import RemoveRaftVoterRequest
+    from .remove_raft_voter_response import RemoveRaftVoterResponse
     from .remove_topic_record import RemoveTopicRecord
     from .remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from .renew_delegation_token_request import RenewDelegationTokenRequest
+    from .renew_delegation_token_response import RenewDelegationTokenResponse
     from .request_header import RequestHeader
     from .response_header import ResponseHeader
     from .sasl_authenticate_request import SaslAuthenticateRequest
@@ -198,6 +204,8 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .sasl_handshake_response import SaslHandshakeResponse
     from .snapshot_footer_record import SnapshotFooterRecord
     from .snapshot_header_record import SnapshotHeaderRecord
+    from .stop_replica_request import StopReplicaRequest
+    from .stop_replica_response import StopReplicaResponse
     from .sync_group_request import SyncGroupRequest
     from .sync_group_response import SyncGroupResponse
     from .topic_record import TopicRecord
@@ -207,9 +215,15 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .txn_offset_commit_response import TxnOffsetCommitResponse
     from .unfence_broker_record import UnfenceBrokerRecord
     from .unregister_broker_record import UnregisterBrokerRecord
+    from .unregister_broker_request import UnregisterBrokerRequest
+    from .unregister_broker_response import UnregisterBrokerResponse
     from .unregister_controller_record import UnregisterControllerRecord
     from .update_features_request import UpdateFeaturesRequest
     from .update_features_response import UpdateFeaturesResponse
+    from .update_metadata_request import UpdateMetadataRequest
+    from .update_metadata_response import UpdateMetadataResponse
+    from .update_raft_voter_request import UpdateRaftVoterRequest
+    from .update_raft_voter_response import UpdateRaftVoterResponse
     from .user_scram_credential_record import UserScramCredentialRecord
     from .voters_record import VotersRecord
     from .write_txn_markers_request import WriteTxnMarkersRequest
@@ -384,13 +398,19 @@ _MODULES: dict[str, str] = {
     "ProduceRequest": "produce_request",
     "ProduceResponse": "produce_response",
     "ProducerIdsRecord": "producer_ids_record",
+    "PushTelemetryRequest": "push_telemetry_request",
+    "PushTelemetryResponse": "push_telemetry_response",
     "QuorumStateData": "quorum_state_data",
     "RegisterBrokerRecord": "register_broker_record",
     "RegisterControllerRecord": "register_controller_record",
     "RemoveAccessControlEntryRecord": "remove_access_control_entry_record",
     "RemoveDelegationTokenRecord": "remove_delegation_token_record",
+    "RemoveRaftVoterRequest": "remove_raft_voter_request",
+    "RemoveRaftVoterResponse": "remove_raft_voter_response",
     "RemoveTopicRecord": "remove_topic_record",
     "RemoveUserScramCredentialRecord": "remove_user_scram_credential_record",
+    "RenewDelegationTokenRequest": "renew_delegation_token_request",
+    "RenewDelegationTokenResponse": "renew_delegation_token_response",
     "RequestHeader": "request_header",
     "ResponseHeader": "response_header",
     "SaslAuthenticateRequest": "sasl_authenticate_request",
@@ -399,6 +419,8 @@ _MODULES: dict[str, str] = {
     "SaslHandshakeResponse": "sasl_handshake_response",
     "SnapshotFooterRecord": "snapshot_footer_record",
     "SnapshotHeaderRecord": "snapshot_header_record",
+    "StopReplicaRequest": "stop_replica_request",
+    "StopReplicaResponse": "stop_replica_response",
     "SyncGroupRequest": "sync_group_request",
     "SyncGroupResponse": "sync_group_response",
     "TopicRecord": "topic_record",
@@ -408,9 +430,15 @@ _MODULES: dict[str, str] = {
     "TxnOffsetCommitResponse": "txn_offset_commit_response",
     "UnfenceBrokerRecord": "unfence_broker_record",
     "UnregisterBrokerRecord": "unregister_broker_record",
+    "UnregisterBrokerRequest": "unregister_broker_request",
+    "UnregisterBrokerResponse": "unregister_broker_response",
     "UnregisterControllerRecord": "unregister_controller_record",
     "UpdateFeaturesRequest": "update_features_request",
     "UpdateFeaturesResponse": "update_features_response",
+    "UpdateMetadataRequest": "update_metadata_request",
+    "UpdateMetadataResponse": "update_metadata_response",
+    "UpdateRaftVoterRequest": "update_raft_voter_request",
+    "UpdateRaftVoterResponse": "update_raft_voter_response",
     "UserScramCredentialRecord": "user_scram_credential_record",
     "VotersRecord": "voters_record",
     "WriteTxnMarkersRequest": "write_txn_markers_request",
@@ -459,4 +487,4 @@ class _Messages(Mapping[str, "type[GeneratedStruct]"]):
 
 MESSAGES: Mapping[str, type[GeneratedStruct]] = _Messages()
 
-__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetDeleteRequest", "OffsetDeleteResponse", "OffsetFetchRequest", "OffsetFetchResponse", "OffsetForLeaderEpochRequest", "OffsetForLeaderEpochResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslAuthenticateRequest", "SaslAuthenticateResponse", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "TxnOffsetCommitRequest", "TxnOffsetCommitResponse", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse", "ZkMigrationStateRecord", ]
+__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetDeleteRequest", "OffsetDeleteResponse", "OffsetFetchRequest", "OffsetFetchResponse", "OffsetForLeaderEpochRequest", "OffsetForLeaderEpochResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "PushTelemetryRequest", "PushTelemetryResponse", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveRaftVoterRequest", "RemoveRaftVoterResponse", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RenewDelegationTokenRequest", "RenewDelegationTokenResponse", "RequestHeader", "ResponseHeader", "SaslAuthenticateRequest", "SaslAuthenticateResponse", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "StopReplicaRequest", "StopReplicaResponse", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "TxnOffsetCommitRequest", "TxnOffsetCommitResponse", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterBrokerRequest", "UnregisterBrokerResponse", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UpdateMetadataRequest", "UpdateMetadataResponse", "UpdateRaftVoterRequest", "UpdateRaftVoterResponse", "UserScramCredentialRecord", "VotersRecord", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse", "ZkMigrationStateRecord", ]
