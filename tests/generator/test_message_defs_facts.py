@@ -246,6 +246,27 @@ def test_wire_facts_match_upstream(path: Path):
     assert not problems, f"{path.name} differs from kafka-python's copy:\n" + "\n".join(problems)
 
 
+def test_every_kafka_python_definition_has_ours():
+    """kafka-python ships Kafka's client definitions; message_defs must define each of them."""
+    theirs = {p.name for p in UPSTREAM_DIR.glob("*.json")}
+    assert sorted(theirs - {p.name for p in OUR_FILES}) == []
+
+
+def test_versions_newer_than_kafka_python_are_named():
+    """Where our file is newer than kafka-python's copy, the comparison covers the shared versions;
+    the rest (checked against kio in tests/generated/test_kio_differential.py) is listed here."""
+    newer = {}
+    for path in SHARED_FILES:
+        ours = version_set(load_definition(path)["validVersions"], ceiling=0)
+        theirs = version_set(load_definition(UPSTREAM_DIR / path.name)["validVersions"], ceiling=0)
+        assert ours & theirs, f"{path.name}: no version in common with kafka-python's copy"
+        if ours - theirs:
+            newer[path.stem] = sorted(ours - theirs)
+    unshared = sorted(p.stem for p in OUR_FILES if p not in SHARED_FILES)
+    print(f"\nversions not compared with kafka-python (newer than its copy): {newer}")
+    print(f"{len(unshared)} files kafka-python has no copy of: {', '.join(unshared)}")
+
+
 def _check_keys(fields: list[dict], where: str) -> list[str]:
     problems = []
     for field in fields:
