@@ -368,3 +368,12 @@ def test_comparison_uses_common_versions_when_ours_is_newer():
     assert compare_definitions(ours, _upstream_sample()) == []
     ours["fields"][-1]["versions"] = "4+"  # now the extra field leaks into a shared version
     assert compare_definitions(ours, _upstream_sample())
+
+
+def test_readme_names_the_source_of_every_definition():
+    """message_defs/README.md has one row per shipped file, saying which upstream text it follows."""
+    readme = (DEFS_DIR / "README.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1].strip() for line in readme.splitlines() if line.startswith("| ")]
+    listed = [name for name in rows if name.endswith(".json")]
+    assert len(listed) == len(set(listed)), "a file has two rows"
+    assert sorted(listed) == sorted(str(path.relative_to(DEFS_DIR)) for path in OUR_FILES)
