@@ -22,6 +22,7 @@ COMMANDS = {
     "decode": "kwire.cli.commands.decode",
     "schemas": "kwire.cli.commands.schemas",
     "frame": "kwire.cli.commands.frame",
+    "metadata": "kwire.cli.commands.metadata",
 }
 
 
