@@ -22,6 +22,8 @@ COMMANDS = {
     "decode": "kwire.cli.commands.decode",
     "schemas": "kwire.cli.commands.schemas",
     "frame": "kwire.cli.commands.frame",
+    "storage": "kwire.cli.commands.storage",
+    "features": "kwire.cli.commands.features",
     "metadata": "kwire.cli.commands.metadata",
 }
 
