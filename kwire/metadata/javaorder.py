@@ -16,6 +16,8 @@ from collections.abc import Callable, Iterable
 from typing import TypeVar
 from uuid import UUID
 
+from kwire.features.java_order import java_string_hash
+
 T = TypeVar("T")
 
 _MASK32 = 0xFFFF_FFFF
@@ -29,12 +31,8 @@ def _signed32(value: int) -> int:
 
 
 def string_hash(text: str) -> int:
-    """``String.hashCode()``: over UTF-16 code units, as Java stores strings."""
-    h = 0
-    data = text.encode("utf-16-be", "surrogatepass")
-    for i in range(0, len(data), 2):
-        h = (31 * h + (data[i] << 8 | data[i + 1])) & _MASK32
-    return _signed32(h)
+    """``String.hashCode()``: over UTF-16 code units."""
+    return java_string_hash(text)
 
 
 def int_hash(value: int) -> int:

@@ -9,6 +9,11 @@ A cell is one of
 - ``lossy``: writing the image at the lower level loses what the cell lists (Kafka's words);
 - ``unsupported``: the writing release cannot write that level at all (Kafka 4.x below 3.3-IV3).
 
+The safe-downgrade rule is :func:`kwire.features.metadata_changed_between`; beside it each cell
+carries what Kafka's controller answers a safe downgrade request (``controllerVerdict``, from
+:func:`kwire.features.update_features.judge_update_features`, Kafka 4.2.1's rules, which also
+refuse levels that release no longer runs and levels a registered node does not support).
+
 :func:`image_row` computes one image's row from its path alone, so the same function serves the
 local run and one Spark task per image (:mod:`kwire.spark.downgrade`); :func:`downgrade_matrix`
 puts rows together into the report ``kwire metadata downgrade-matrix --json`` writes.
@@ -20,7 +25,9 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from kwire.features import METADATA_VERSIONS, metadata_changed_between
+from kwire.features import METADATA_VERSION, METADATA_VERSIONS, FeatureError, metadata_changed_between
+from kwire.features.update_features import SAFE_DOWNGRADE, judge_update_features, update_request
+from kwire.metadata.cluster_features import cluster_features
 from kwire.metadata.loader import METADATA_DIRECTORY, load_image
 from kwire.metadata.writer import UnwritableImageError, image_metadata_version, write_image, writer_release
 
@@ -44,6 +51,10 @@ def image_row(path: str, until: int | None = None, release: str | None = None) -
     image = loaded.image
     current = image_metadata_version(image)
     writer = writer_release(release, current.level)
+    try:
+        state = cluster_features(loaded)
+    except FeatureError:
+        state = None
     cells = []
     for target in METADATA_VERSIONS:
         if target.level >= current.level:
@@ -51,6 +62,7 @@ def image_row(path: str, until: int | None = None, release: str | None = None) -
         cell: dict[str, Any] = {"level": target.level, "name": target.name}
         refused = metadata_changed_between(current, target)
         cell["safeDowngrade"] = "refused" if refused else "allowed"
+        cell["controllerVerdict"] = None if state is None else _controller_verdict(state, target.level)
         try:
             written = write_image(image, target, release=writer.name)
         except UnwritableImageError as err:
@@ -68,6 +80,13 @@ def image_row(path: str, until: int | None = None, release: str | None = None) -
         "release": writer.name,
         "cells": cells,
     }
+
+
+def _controller_verdict(state: Any, level: int) -> dict[str, Any]:
+    """What Kafka's controller answers an UpdateFeatures request safely downgrading to ``level``."""
+    request = update_request({METADATA_VERSION: level}, upgrade_type=SAFE_DOWNGRADE, validate_only=True)
+    verdict = judge_update_features(state, request, 1)
+    return {"accepted": verdict.accepted, "message": verdict.response.error_message}
 
 
 def downgrade_matrix(paths: Iterable[str | os.PathLike], *, until: int | None = None, release: str | None = None,

@@ -87,3 +87,24 @@ def test_the_command_writes_json_and_a_picture(tmp_path, capsys):
 def test_the_command_refuses_a_missing_path(tmp_path, capsys):
     assert kwire_main(["metadata", "downgrade-matrix", str(tmp_path / "nope")]) == 2
     assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_each_cell_carries_the_controllers_verdict_on_a_safe_downgrade():
+    (row,) = downgrade_matrix([KRAFT_390])["images"]
+    by_level = {c["level"]: c for c in row["cells"]}
+    # from 3.3-IV3, the lowest level Kafka 4.2.1 runs, the verdict is the safe-downgrade rule's
+    for level in range(7, 21):
+        assert by_level[level]["controllerVerdict"]["accepted"] == (by_level[level]["safeDowngrade"] == "allowed")
+    assert by_level[9]["controllerVerdict"]["message"].endswith(
+        "Unsupported metadata.version downgrade from 21 to 9. Refusing to perform the requested downgrade "
+        "because it might delete metadata information.")
+
+
+def test_the_controllers_knowledge_comes_from_the_image():
+    from kwire.metadata.cluster_features import cluster_features
+    from kwire.metadata.loader import load_image
+
+    state = cluster_features(load_image(KRAFT_390))
+    ranges = {"metadata.version": (1, 21), "kraft.version": (0, 1)}  # RegisterBroker/ControllerRecord's features
+    assert (state.metadata_version, state.brokers, state.controllers) == (21, {1: ranges}, {1: ranges})
+    assert (state.quorum_node_ids, state.node_id, state.local_supported, state.epoch) == ((1,), 1, ranges, 9800)
