@@ -99,9 +99,11 @@ def _load_directory(root: Path, until: int | None, use_snapshots: bool,
         snapshot_id, snapshot_path = candidates[-1]
         loader.snapshot(snapshot_path)
         start = snapshot_id.end_offset
-    elif directory.segments and _base_offset(directory.segments[0]) > 0:
-        raise KwireError(f"{root}: the log starts at offset {_base_offset(directory.segments[0])} and no snapshot "
-                         f"below {'the end' if until is None else until} holds what comes before it")
+    first = _base_offset(directory.segments[0]) if directory.segments else start
+    if first > start and (until is None or until > start):
+        held = f"the snapshot holds offsets below {start}" if candidates else "no snapshot holds the offsets before it"
+        raise KwireError(f"{root}: the log starts at offset {first} and {held}: offsets {start} to {first - 1} "
+                         f"are missing")
     segments = [s for i, s in enumerate(directory.segments)
                 if i + 1 == len(directory.segments) or _base_offset(directory.segments[i + 1]) > start]
     loader.log(segments, start=start)

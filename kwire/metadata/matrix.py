@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from kwire.wire.errors import KwireError
 from kwire.features import METADATA_VERSION, METADATA_VERSIONS, FeatureError, metadata_changed_between
 from kwire.features.update_features import SAFE_DOWNGRADE, judge_update_features, update_request
 from kwire.metadata.cluster_features import cluster_features
@@ -45,7 +46,15 @@ def label_of(path: str | os.PathLike) -> str:
 
 
 def image_row(path: str, until: int | None = None, release: str | None = None) -> dict[str, Any]:
-    """One image's row: its level and, for every known lower level, the cell."""
+    """One image's row: its level and, for every known lower level, the cell. An image that cannot
+    be read or written gives a row with its ``error`` and no cells, so the others still count."""
+    try:
+        return _image_row(path, until, release)
+    except (KwireError, OSError) as err:
+        return {"source": str(path), "label": label_of(path), "error": str(err), "cells": []}
+
+
+def _image_row(path: str, until: int | None, release: str | None) -> dict[str, Any]:
     known = {mv.level for mv in METADATA_VERSIONS}
     loaded = load_image(path, until=until, known_metadata_version=known.__contains__)
     image = loaded.image
@@ -112,7 +121,7 @@ def report_of(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "levels": [{"level": mv.level, "name": mv.name, "didMetadataChange": mv.did_metadata_change}
                    for mv in METADATA_VERSIONS],
         "images": rows,
-        "summary": {"images": len(rows), **counts},
+        "summary": {"images": len(rows), "unreadable": sum(1 for row in rows if "error" in row), **counts},
     }
 
 
@@ -120,6 +129,9 @@ def format_matrix(report: dict[str, Any]) -> str:
     """A text form: per image, the lower levels grouped by outcome, with the losses."""
     lines = []
     for row in report["images"]:
+        if "error" in row:
+            lines.append(f"{row['label']}: cannot say: {row['error']}")
+            continue
         mv = row["metadataVersion"]
         lines.append(f"{row['label']}: metadata.version {mv['name']} (level {mv['level']}), "
                      f"written as Kafka {row['release']} writes")
@@ -132,7 +144,8 @@ def format_matrix(report: dict[str, Any]) -> str:
                 for loss, levels in _losses_by_text(cells).items():
                     lines.append(f"    - {loss} (at {_ranges(levels, {c['level']: c['name'] for c in cells})})")
     summary = report["summary"]
-    lines.append(f"{summary['images']} image(s): " + ", ".join(f"{summary[s]} {s}" for s in STATUSES))
+    unreadable = f" ({summary['unreadable']} unreadable)" if summary["unreadable"] else ""
+    lines.append(f"{summary['images']} image(s){unreadable}: " + ", ".join(f"{summary[s]} {s}" for s in STATUSES))
     return "\n".join(lines)
 
 

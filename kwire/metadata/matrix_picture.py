@@ -36,7 +36,7 @@ def draw_matrix(report: dict[str, Any], path: Path) -> None:
     from matplotlib.colors import ListedColormap
     from matplotlib.patches import Patch
 
-    rows = report["images"]
+    rows = [row for row in report["images"] if "error" not in row]
     top = max((row["metadataVersion"]["level"] for row in rows), default=1)
     levels = [lv for lv in report["levels"] if lv["level"] <= top]
     kinds = [*STATUSES, "current", "above"]

@@ -122,9 +122,8 @@ class MetadataReplayer:
             id=record.broker_id,
             epoch=record.broker_epoch,
             incarnation_id=record.incarnation_id,
-            listeners={e.name: Endpoint(e.host, e.port, e.security_protocol) for e in record.end_points},
-            supported_features={f.name: VersionRange(f.min_supported_version, f.max_supported_version)
-                                for f in record.features},
+            listeners=_listeners(record),
+            supported_features=_supported_features(record),
             rack=record.rack,
             fenced=record.fenced,
             in_controlled_shutdown=record.in_controlled_shutdown,
@@ -166,9 +165,8 @@ class MetadataReplayer:
             id=record.controller_id,
             incarnation_id=record.incarnation_id,
             zk_migration_ready=record.zk_migration_ready,
-            listeners={e.name: Endpoint(e.host, e.port, e.security_protocol) for e in record.end_points},
-            supported_features={f.name: VersionRange(f.min_supported_version, f.max_supported_version)
-                                for f in record.features},
+            listeners=_listeners(record),
+            supported_features=_supported_features(record),
         )
         self.image.cluster.controllers[controller.id] = controller
 
@@ -273,6 +271,15 @@ class MetadataReplayer:
 
 
 TOPIC_RESOURCE = 2  # ConfigResource.Type.TOPIC
+
+
+def _listeners(record: Any) -> dict[str, Endpoint]:
+    """A registration record's endpoints by listener name (a repeated name: the last one wins)."""
+    return {e.name: Endpoint(e.host, e.port, e.security_protocol) for e in record.end_points}
+
+
+def _supported_features(record: Any) -> dict[str, VersionRange]:
+    return {f.name: VersionRange(f.min_supported_version, f.max_supported_version) for f in record.features}
 
 
 def _scram_mechanism(value: int) -> int:

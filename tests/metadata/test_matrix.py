@@ -57,7 +57,8 @@ def test_the_matrix_of_the_two_real_logs():
     # at offset 7111 the 3.6.1 node was running: nothing is lost anywhere, every downgrade is refused
     assert cells_of(rows[2]) == {level: ("refused", []) for level in range(1, 14)}
     assert {c["safeDowngrade"] for c in rows[1]["cells"] if c["level"] >= 17} == {"allowed"}
-    assert report["summary"] == {"images": 3, "lossless": 4, "refused": 20, "lossy": 22, "unsupported": 0}
+    assert report["summary"] == {"images": 3, "unreadable": 0, "lossless": 4, "refused": 20, "lossy": 22,
+                                 "unsupported": 0}
 
 
 def test_a_4x_writer_cannot_go_below_33_iv3():
@@ -82,6 +83,17 @@ def test_the_command_writes_json_and_a_picture(tmp_path, capsys):
     assert cells_of(report["images"][1]) == expected_390()
     assert (tmp_path / "m.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "kraft-ichwansh03-kafka-migration-log4j2: metadata.version 3.9-IV0" in capsys.readouterr().out
+
+
+def test_an_unreadable_image_is_reported_and_the_others_still_count(tmp_path, capsys):
+    broken = tmp_path / "__cluster_metadata-0"
+    broken.mkdir()
+    (broken / "00000000000000000000.log").write_bytes(b"\x00" * 10)  # not even one batch header
+    code = kwire_main(["metadata", "downgrade-matrix", str(broken), str(KRAFT_390), "--json", str(tmp_path / "m.json")])
+    assert code == 2
+    report = json.loads((tmp_path / "m.json").read_text())
+    assert "error" in report["images"][0] and cells_of(report["images"][1]) == expected_390()
+    assert "kwire metadata downgrade-matrix:" in capsys.readouterr().err
 
 
 def test_the_command_refuses_a_missing_path(tmp_path, capsys):

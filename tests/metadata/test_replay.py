@@ -265,6 +265,17 @@ def test_voters_and_kraft_version_from_a_snapshot_header(tmp_path):
     assert (image.provenance.last_offset, image.provenance.last_epoch, image.provenance.last_timestamp) == (9, 2, 4)
 
 
+def test_a_log_that_starts_after_its_newest_snapshot_is_missing_offsets(tmp_path):
+    writer = MetadataLogWriter(100)
+    writer.append([MetadataRecord(record("NoOpRecord"), 0)], timestamp=1, leader_epoch=1)
+    directory = tmp_path / "__cluster_metadata-0"
+    directory.mkdir()
+    writer.write_segment(directory)
+    with pytest.raises(KwireError, match="the log starts at offset 100 and no snapshot holds the offsets before it: "
+                                         "offsets 0 to 99 are missing"):
+        load_image(directory)
+
+
 def test_bad_paths_are_clear_errors(tmp_path):
     with pytest.raises(KwireError, match="no such file or directory"):
         load_image(tmp_path / "absent")

@@ -72,7 +72,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "safe-downgrade rule refuses it: metadata changed between the levels, though an unsafe "
                     "write would lose nothing), lossy (what an unsafe write would lose) or unsupported (the "
                     "writing release cannot write that level).",
-        epilog="Exit status: 0 done, 2 bad usage or unreadable input.")
+        epilog="Exit status: 0 done, 2 bad usage or an image that cannot be read (the others are still reported).")
     matrix.add_argument("paths", nargs="+", metavar="PATH", help="metadata log directories or snapshot files")
     matrix.add_argument("--until", type=non_negative_int, metavar="OFFSET",
                         help="the image below this offset (exclusive), for directories")
@@ -126,7 +126,7 @@ def run_image(args: argparse.Namespace) -> int:
 
     try:
         loaded = _load(args)
-    except KwireError as err:
+    except (KwireError, OSError) as err:
         return _error("image", err)
     image = loaded.image
     if args.json:
@@ -165,7 +165,7 @@ def run_snapshot(args: argparse.Namespace) -> int:
     try:
         loaded = _load(args)
         written = write_image(loaded.image, args.metadata_version, release=args.release)
-    except KwireError as err:
+    except (KwireError, OSError) as err:
         return _error("snapshot", err)
     current = image_metadata_version(loaded.image)
     refused = written.lossy and not args.unsafe
@@ -247,7 +247,7 @@ def run_matrix(args: argparse.Namespace) -> int:
                                       show_progress=not args.quiet, show_jvm_output=args.verbose)
         else:
             report = downgrade_matrix(args.paths, until=args.until, release=args.release)
-    except KwireError as err:
+    except (KwireError, OSError) as err:
         return _error("downgrade-matrix", err)
     if args.json_file:
         args.json_file.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
@@ -255,6 +255,9 @@ def run_matrix(args: argparse.Namespace) -> int:
         from kwire.metadata.matrix_picture import draw_matrix
 
         draw_matrix(report, args.picture)
+    for row in report["images"]:
+        if "error" in row:
+            print(f"kwire metadata downgrade-matrix: {row['error']}", file=sys.stderr)
     if not args.quiet:
         print(format_matrix(report))
-    return 0
+    return 2 if report["summary"]["unreadable"] else 0
