@@ -49,7 +49,6 @@ from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION_LEVEL,
     MINIMUM_LEVEL,
-    from_level,
     metadata_changed_between,
 )
 
@@ -327,10 +326,3 @@ def update_request(updates: Mapping[str, int] | Sequence[tuple[str, int]], *, up
         feature_updates=[FeatureUpdateKey(feature=name, max_version_level=level, upgrade_type=upgrade_type,
                                           allow_downgrade=allow_downgrade) for name, level in pairs])
 
-
-def describe_metadata_version(level: int) -> str:
-    """``14 (3.6-IV2)``, or the bare level when kwire does not know it."""
-    try:
-        return from_level(level).describe()
-    except FeatureError:
-        return str(level)

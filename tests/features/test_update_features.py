@@ -15,7 +15,6 @@ from kwire.features.log_state import cluster_features_from_path
 from kwire.features.update_features import (
     SAFE_DOWNGRADE,
     UNSAFE_DOWNGRADE,
-    UPGRADE,
     ClusterFeatures,
     judge_update_features,
     kafka_supported_features,
