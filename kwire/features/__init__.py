@@ -10,6 +10,12 @@ from Kafka 3.9. Facts only: the code and its comments are kwire's.
   metadata, the rules gated on it and the record versions Kafka writes at it; parsing.
 - :mod:`.feature_versions`: the other features, their levels, dependencies and defaults.
 - :mod:`.releases`: which levels each Kafka release (3.3 to 4.2) reads and ships.
+- :mod:`.bootstrap`: ``bootstrap.checkpoint`` as ``kafka-storage format`` writes it.
+- :mod:`.update_features`: UpdateFeatures as the controller judges it, given a
+  :class:`ClusterFeatures` state; :mod:`.java_order` the hash-map orders that decide which
+  refusal it reports; :mod:`.describe` what ``kafka-features describe`` shows.
+- :mod:`.log_state`: TEMPORARY, the state read straight from a metadata log until kwire has
+  Kafka's metadata image.
 """
 from __future__ import annotations
 
@@ -45,6 +51,8 @@ from .metadata_version import (
     metadata_version,
 )
 from .releases import RELEASES, KafkaRelease, kafka_release, release_for
+from .bootstrap import BootstrapMetadata, format_bootstrap, format_feature_levels, read_bootstrap
+from .update_features import ClusterFeatures, Verdict, judge_update_features, update_request
 
 __all__ = [
     "ELIGIBLE_LEADER_REPLICAS_VERSION", "FEATURES", "GATES", "GROUP_VERSION", "KAFKA_RELEASE", "KRAFT_VERSION",
@@ -53,4 +61,6 @@ __all__ = [
     "TRANSACTION_VERSION", "Feature", "FeatureError", "FeatureLevel", "KafkaRelease", "MetadataVersion",
     "default_levels", "feature", "from_level", "kafka_release", "metadata_changed_between", "metadata_version",
     "release_for", "validate_level",
+    "BootstrapMetadata", "ClusterFeatures", "Verdict", "format_bootstrap", "format_feature_levels",
+    "judge_update_features", "read_bootstrap", "update_request",
 ]

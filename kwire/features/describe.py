@@ -29,7 +29,8 @@ def level_text(feature: str, level: int) -> str:
         return f"UNKNOWN {level}"
 
 
-def range_text(feature: str, supported: Range) -> str:
+def supported_text(feature: str, supported: Range) -> str:
+    """``1-21 (3.0-IV1 to 3.9-IV0)`` for metadata.version, ``0-1`` for the others."""
     low, high = supported
     if feature == METADATA_VERSION:
         return f"{low}-{high} ({level_text(feature, low)} to {level_text(feature, high)})"
@@ -100,7 +101,7 @@ def describe_cluster_text(state: ClusterFeatures) -> list[str]:
         lines.append("(no broker has registered: the supported ranges are unknown)")
     for kind, nodes in (("Broker", state.brokers), ("Controller", state.controllers)):
         for node, ranges in nodes.items():
-            listed = ", ".join(f"{name} {range_text(name, r)}" for name, r in sorted(ranges.items()))
+            listed = ", ".join(f"{name} {supported_text(name, r)}" for name, r in sorted(ranges.items()))
             lines.append(f"{kind} {node} supports: {listed or 'no feature'}")
     source = "its registration" if state.local_supported is not None else "Kafka 4.2.1's ranges"
     voters = ", ".join(map(str, state.quorum_node_ids)) or "unknown"

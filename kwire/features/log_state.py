@@ -9,6 +9,8 @@ the log after it; records of a metadata transaction only once it commits):
   kraft.version is skipped, as Kafka's ``FeatureControlManager.replay`` does);
 - RegisterBrokerRecord / UnregisterBrokerRecord, RegisterControllerRecord / UnregisterControllerRecord:
   each node's supported feature ranges, in registration order;
+- ConfigRecord of brokers and of the cluster: min.insync.replicas, which turning eligible leader
+  replicas on moves to the cluster level;
 - control records: KRaftVersionRecord (kraft.version), VotersRecord and LeaderChangeMessage (the
   voters and the leader), and ``quorum-state`` when the log has none of them.
 
@@ -40,7 +42,7 @@ from .bootstrap import read_bootstrap
 from .errors import FeatureError
 from .feature_versions import KRAFT_VERSION
 from .metadata_version import FEATURE_NAME as METADATA_VERSION
-from .update_features import ClusterFeatures
+from .update_features import BROKER_RESOURCE, MIN_INSYNC_REPLICAS, ClusterFeatures
 
 METADATA_PARTITION = "__cluster_metadata-0"
 
@@ -59,6 +61,7 @@ class _Replay:
         self.voters: tuple[int, ...] = ()
         self.leader: int | None = None
         self.last_offset = -1
+        self.broker_configs: dict[str, dict[str, str]] = {}  # broker resource name ("" = cluster) -> configs
         self.pending: list[Any] | None = None  # records of an open metadata transaction
 
     def snapshot(self, batches: list[Any], end_offset: int) -> None:
@@ -120,6 +123,14 @@ class _Replay:
             self.controllers[message.controller_id] = _ranges(message.features)
         elif name == "UnregisterControllerRecord":
             self.controllers.pop(message.controller_id, None)
+        elif name == "ConfigRecord" and message.resource_type == BROKER_RESOURCE:
+            configs = self.broker_configs.setdefault(message.resource_name, {})
+            if message.value is None:
+                configs.pop(message.name, None)
+            else:
+                configs[message.name] = message.value
+            if not configs:
+                del self.broker_configs[message.resource_name]
 
 
 def _metadata_dir(path: Path) -> Path | None:
@@ -189,4 +200,9 @@ def cluster_features_from_path(path: str | os.PathLike) -> ClusterFeatures:
         node_id=leader,
         local_supported=dict(local) if local else None,
         epoch=replay.last_offset,
+        cluster_min_insync_replicas=replay.broker_configs.get("", {}).get(MIN_INSYNC_REPLICAS),
+        broker_min_insync_replicas={int(broker): configs[MIN_INSYNC_REPLICAS]
+                                    for broker, configs in replay.broker_configs.items()
+                                    if broker and MIN_INSYNC_REPLICAS in configs},
+        brokers_with_configs=tuple(int(broker) for broker in replay.broker_configs if broker),
     )

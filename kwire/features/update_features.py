@@ -20,10 +20,15 @@ prefixed "The update failed for all features since the following feature had an 
 per-feature results and no records. Success is error 0 with a null message and, for request
 versions 0 and 1, one result per requested feature (error 0, message "NONE": Kafka writes
 ``Errors.NONE.message()``); the records are FeatureLevelRecords (a NoOpRecord for kraft.version),
-appended atomically unless ``ValidateOnly``.
+appended atomically unless ``ValidateOnly``. Turning eligible.leader.replicas.version on also moves
+min.insync.replicas to the cluster level: ConfigRecords come first, setting it there (unless it is
+set) and removing it from every broker that has it.
 
 Version 0's ``AllowDowngrade`` is not read by the controller: it reads ``UpgradeType``, which a v0
 request cannot carry and which therefore keeps its default, 1 (upgrade). A v0 downgrade is refused.
+
+Kafka's own test features (``test.feature.version``, ``unit.test.feature.version.N``) are unknown
+here: disabling one (level 0) is "Feature ... not found." where Kafka would append its record.
 
 What an offline evaluation cannot see is said in :attr:`Verdict.notes`: the raft layer's own checks
 of a kraft.version upgrade (every voter's supported range and directory id, as the leader knows
@@ -38,13 +43,12 @@ from typing import Any
 from kwire.logs.metadata_log import MetadataRecord
 
 from .errors import FeatureError
-from .feature_versions import FEATURES, KRAFT_VERSION, validate_level
+from .feature_versions import ELIGIBLE_LEADER_REPLICAS_VERSION, FEATURES, KRAFT_VERSION, validate_level
 from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
     LATEST_PRODUCTION_LEVEL,
     MINIMUM_LEVEL,
-    from_level,
     metadata_changed_between,
 )
 
@@ -55,6 +59,8 @@ UPGRADE_TYPES = {UPGRADE: "upgrade", SAFE_DOWNGRADE: "safe downgrade", UNSAFE_DO
 #: Kafka 4.2.1's newest level, unstable ones included (its 4.3-IV0), for the message that names it.
 LATEST_TESTING_LEVEL = 30
 FAILED_PREFIX = "The update failed for all features since the following feature had an error: "
+MIN_INSYNC_REPLICAS = "min.insync.replicas"
+BROKER_RESOURCE = 4  # ConfigResource.Type.BROKER
 
 Range = tuple[int, int]
 
@@ -94,6 +100,11 @@ class ClusterFeatures:
     node_id: int = 0
     local_supported: dict[str, Range] | None = None
     epoch: int = -1  # the finalized features' epoch: the offset of the last record applied
+    # for turning eligible leader replicas on: min.insync.replicas moves from brokers to the cluster
+    cluster_min_insync_replicas: str | None = None  # the cluster-level (broker "") value, if set
+    broker_min_insync_replicas: dict[int, str] = field(default_factory=dict)  # broker-level values
+    brokers_with_configs: tuple[int, ...] = ()  # every broker with a config, in the order it got its first
+    static_min_insync_replicas: int = 1  # the controller's min.insync.replicas property (Kafka's default 1)
 
     def current_level(self, name: str) -> int:
         if name == METADATA_VERSION:
@@ -270,11 +281,36 @@ def judge_update_features(state: ClusterFeatures, request: Any, version: int) ->
             response = UpdateFeaturesResponse(error_code=INVALID_UPDATE_VERSION,
                                               error_message=FAILED_PREFIX + refusal.message)
             return Verdict(response, version, [], name, judge.notes)
+    records = [] if request.validate_only else judge.records
+    if records and updates.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) > 0:
+        records = _elr_safety_records(state) + records
+        if state.cluster_min_insync_replicas is None:
+            judge.notes.append(f"the cluster-level {MIN_INSYNC_REPLICAS} comes from the controller's own property, "
+                               f"taken as {state.static_min_insync_replicas}")
     response = UpdateFeaturesResponse(error_code=NONE, error_message=None)
     if version <= 1:
         response.results.extend(UpdatableFeatureResult(feature=update.feature, error_code=NONE, error_message="NONE")
                                 for update in request.feature_updates)
-    return Verdict(response, version, [] if request.validate_only else judge.records, None, judge.notes)
+    return Verdict(response, version, records, None, judge.notes)
+
+
+def _elr_safety_records(state: ClusterFeatures) -> list[MetadataRecord]:
+    """``ConfigurationControlManager.maybeGenerateElrSafetyRecords``: with eligible leader replicas,
+    min.insync.replicas is a cluster-level setting only. The controller sets it at cluster level
+    (from its own property) unless it is set there, and removes every broker-level one."""
+    from kwire.generated.config_record import ConfigRecord
+
+    records = []
+    if state.cluster_min_insync_replicas is None:
+        records.append(MetadataRecord(ConfigRecord(resource_type=BROKER_RESOURCE, resource_name="",
+                                                   name=MIN_INSYNC_REPLICAS,
+                                                   value=str(state.static_min_insync_replicas)), 0))
+    order = state.brokers_with_configs or tuple(state.broker_min_insync_replicas)
+    for broker in timeline_hash_order(list(order)):
+        if broker in state.broker_min_insync_replicas:
+            records.append(MetadataRecord(ConfigRecord(resource_type=BROKER_RESOURCE, resource_name=str(broker),
+                                                       name=MIN_INSYNC_REPLICAS, value=None), 0))
+    return records
 
 
 def update_request(updates: Mapping[str, int] | Sequence[tuple[str, int]], *, upgrade_type: int = UPGRADE,
@@ -290,10 +326,3 @@ def update_request(updates: Mapping[str, int] | Sequence[tuple[str, int]], *, up
         feature_updates=[FeatureUpdateKey(feature=name, max_version_level=level, upgrade_type=upgrade_type,
                                           allow_downgrade=allow_downgrade) for name, level in pairs])
 
-
-def describe_metadata_version(level: int) -> str:
-    """``14 (3.6-IV2)``, or the bare level when kwire does not know it."""
-    try:
-        return from_level(level).describe()
-    except FeatureError:
-        return str(level)

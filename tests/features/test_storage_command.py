@@ -41,3 +41,10 @@ def test_refusals_exit_1_and_bad_usage_2(tmp_path, capsys):
         assert exit_.code == 2
     else:
         raise AssertionError("a feature without a level is bad usage")
+
+
+def test_quiet_works_after_a_nested_sub_command(tmp_path, capsys):
+    assert main(["storage", "format", "--out", str(tmp_path), "-q"]) == 0
+    assert capsys.readouterr().out == ""
+    assert main(["features", "describe", str(tmp_path / "bootstrap.checkpoint"), "--quiet"]) == 0
+    assert capsys.readouterr().out == ""

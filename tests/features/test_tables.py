@@ -31,7 +31,6 @@ from kwire.features import (
     release_for,
     validate_level,
 )
-from kwire.logs.entries import ControlRecord
 from kwire.logs.metadata_log import MetadataLogDirectory, MetadataRecord, metadata_record_classes, read_snapshot
 from tests.paths import KRAFT_361, KRAFT_390
 

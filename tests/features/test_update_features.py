@@ -15,7 +15,6 @@ from kwire.features.log_state import cluster_features_from_path
 from kwire.features.update_features import (
     SAFE_DOWNGRADE,
     UNSAFE_DOWNGRADE,
-    UPGRADE,
     ClusterFeatures,
     judge_update_features,
     kafka_supported_features,
@@ -145,7 +144,7 @@ def test_dependency_violation():
         "could not be set to 1 because it depends on metadata.version level 23")
     # the dependency is judged among the levels the whole request leaves behind
     both = judge(cluster(22), {"eligible.leader.replicas.version": 1, "metadata.version": 23})
-    assert sorted(appended(both)) == [("FeatureLevelRecord", "eligible.leader.replicas.version", 1),
+    assert sorted(appended(both)) == [("ConfigRecord",), ("FeatureLevelRecord", "eligible.leader.replicas.version", 1),
                                       ("FeatureLevelRecord", "metadata.version", 23)]
 
 
@@ -299,3 +298,27 @@ def test_the_real_3_6_cluster():
     verdict = judge(state, {"metadata.version": 12}, upgrade_type=SAFE_DOWNGRADE)
     assert refused(verdict) == ("Unsupported metadata.version downgrade from 14 to 12. Refusing to perform the "
                                 "requested downgrade because it might delete metadata information.")
+
+
+def test_turning_eligible_leader_replicas_on_moves_min_insync_replicas_to_the_cluster():
+    # ConfigurationControlManager.updateFeatures: ConfigRecords first, then the feature's record
+    state = cluster(26, brokers=(1, 2, 3), broker_min_insync_replicas={1: "2", 3: "2"},
+                    brokers_with_configs=(3, 2, 1), static_min_insync_replicas=2)
+    # the cluster-level value from the controller's property, then the brokers in TimelineHashSet order
+    # (4 slots: a JVM puts ids 1, 2, 3 in slots 2, 0, 3)
+    assert timeline_hash_order([3, 2, 1]) == [2, 1, 3]
+    verdict = judge(state, {"eligible.leader.replicas.version": 1})
+    configs = [(r.message.resource_type, r.message.resource_name, r.message.name, r.message.value)
+               for r in verdict.records if r.name == "ConfigRecord"]
+    assert configs == [(4, "", "min.insync.replicas", "2"), (4, "1", "min.insync.replicas", None),
+                       (4, "3", "min.insync.replicas", None)]
+    assert verdict.records[-1].message.name == "eligible.leader.replicas.version"
+    # set at cluster level already: only the brokers' values go; validate-only: nothing
+    state.cluster_min_insync_replicas = "2"
+    assert [r.message.resource_name for r in judge(state, {"eligible.leader.replicas.version": 1}).records[:-1]] \
+        == ["1", "3"]
+    assert judge(state, {"eligible.leader.replicas.version": 1}, validate_only=True).records == []
+    # turning it off adds no ConfigRecord
+    state.finalized = {"eligible.leader.replicas.version": 1}
+    assert appended(judge(state, {"eligible.leader.replicas.version": 0}, upgrade_type=SAFE_DOWNGRADE)) == [
+        ("FeatureLevelRecord", "eligible.leader.replicas.version", 0)]

@@ -83,10 +83,6 @@ def register(sub: argparse._SubParsersAction) -> None:
                         help="one Spark task per image (master: --master, else $SPARK_MASTER, else local[*])")
     matrix.add_argument("--master", metavar="URL", help="Spark master URL (implies --spark)")
     matrix.set_defaults(func=run_matrix)
-    for command in commands.choices.values():  # -q/-v after the nested command too, as after any command
-        group = command.add_mutually_exclusive_group()
-        group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
-        group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="print more detail")
 
 
 def _source_arguments(p: argparse.ArgumentParser) -> None:

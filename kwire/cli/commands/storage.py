@@ -38,7 +38,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "(default: the newest production level)")
     f.add_argument("--feature", action="append", type=feature_assignment, default=[], metavar="NAME=LEVEL",
                    help="a feature's level (repeatable); level 0 leaves it off")
-    f.add_argument("--out", required=True, type=Path, metavar="DIR", help="the metadata log directory to write into")
+    f.add_argument("--out", required=True, type=Path, metavar="DIR",
+                   help="where bootstrap.checkpoint goes: the metadata log directory (metadata.log.dir, the one "
+                        "holding __cluster_metadata-0), created if missing")
     f.add_argument("--timestamp", type=int, metavar="MS",
                    help="stamp every batch with this time (milliseconds since 1970) instead of the clock")
     f.add_argument("--force", action="store_true", help="replace an existing bootstrap.checkpoint")
