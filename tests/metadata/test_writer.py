@@ -243,3 +243,20 @@ def test_the_loss_sentence_is_kafkas():
     written = write_image(image, "3.6-IV2")
     assert written.loss_sentences() == ["Metadata has been lost because the following could not be represented "
                                         "in metadata.version 3.6-IV2: controller registration data"]
+
+
+def test_kraft_version_and_voters_go_into_the_snapshot_header(tmp_path):
+    from kwire.generated import MESSAGES
+    from kwire.generated.voters_record import Endpoint as VoterEndpoint, KRaftVersionFeature, Voter
+    from kwire.logs.metadata_log import MetadataRecord, SnapshotId, build_snapshot
+
+    voters = MESSAGES["VotersRecord"](version=0, voters=[Voter(
+        voter_id=3, voter_directory_id=uuid.UUID(int=5), endpoints=[VoterEndpoint(name="CONTROLLER", host="c3", port=9093)],
+        kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1))])
+    level = MetadataRecord(MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=21), 0)
+    source = build_snapshot([level], timestamp=5, snapshot_id=SnapshotId(10, 2), kraft_version=1, voters=voters,
+                            last_contained_log_timestamp=4).write(tmp_path)
+    image = load_image(source).image
+    written = build_image_snapshot(image, write_image(image))
+    assert written.kraft_version.kraft_version == 1 and written.voters == voters
+    assert written.snapshot_id == SnapshotId(10, 2) and written.header.last_contained_log_timestamp == 4
