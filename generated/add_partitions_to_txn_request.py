@@ -65,7 +65,8 @@ class AddPartitionsToTxnTopic(GeneratedStruct):
 
 
 class AddPartitionsToTxnTransaction(GeneratedStruct):
-    """List of transactions."""
+    """Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
+    coordinator)."""
 
     __slots__ = ("transactional_id", "producer_id", "producer_epoch", "verify_only", "topics", "unknown_tagged_fields")
 

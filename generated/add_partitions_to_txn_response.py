@@ -108,7 +108,7 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
 
 
 class AddPartitionsToTxnResult(GeneratedStruct):
-    """List of results by transaction."""
+    """Results for each transaction of a v4+ request."""
 
     __slots__ = ("transactional_id", "topic_results", "unknown_tagged_fields")
 

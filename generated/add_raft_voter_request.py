@@ -23,7 +23,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """List of listeners."""
+    """Endpoints on which the new voter accepts Raft requests, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 

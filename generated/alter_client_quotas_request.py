@@ -20,7 +20,7 @@ _pack_o = struct.Struct(">?").pack
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components that together name the quota entity, for example user alice with client id app-1."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class EntityData(GeneratedStruct):
 
 
 class OpData(GeneratedStruct):
-    """List of ops."""
+    """Quota values to set or remove for this entity."""
 
     __slots__ = ("key", "value", "remove", "unknown_tagged_fields")
 
@@ -111,7 +111,7 @@ class OpData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Quota changes, one entry per quota entity."""
 
     __slots__ = ("entity", "ops", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components naming the quota entity, as in the request."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class EntityData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Outcome for each quota entity of the request."""
 
     __slots__ = ("error_code", "error_message", "entity", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_o = struct.Struct(">?").pack
 
 
 class AlterableConfig(GeneratedStruct):
-    """List of configs."""
+    """The complete new set of config overrides for the resource."""
 
     __slots__ = ("name", "value", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class AlterableConfig(GeneratedStruct):
 
 
 class AlterConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose dynamic configs are replaced."""
 
     __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
 

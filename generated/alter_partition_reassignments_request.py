@@ -22,7 +22,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class ReassignablePartition(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of this topic to move or whose move is cancelled."""
 
     __slots__ = ("partition_index", "replicas", "unknown_tagged_fields")
 
@@ -65,7 +65,7 @@ class ReassignablePartition(GeneratedStruct):
 
 
 class ReassignableTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with partitions to move."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ioh = struct.Struct(">i?h").pack
 
 
 class ReassignablePartitionResponse(GeneratedStruct):
-    """Partitions covered."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
 
@@ -68,7 +68,7 @@ class ReassignablePartitionResponse(GeneratedStruct):
 
 
 class ReassignableTopicResponse(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -28,7 +28,8 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class BrokerState(GeneratedStruct):
-    """List of new isr with epochs."""
+    """Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a
+    replica that restarted since is not admitted."""
 
     __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
 
@@ -71,7 +72,7 @@ class BrokerState(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose ISR is to change."""
 
     __slots__ = ("partition_index", "leader_epoch", "new_isr", "new_isr_with_epochs", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
 
@@ -134,7 +135,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with partitions whose ISR is to change."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 

@@ -27,7 +27,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "isr", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
 
@@ -95,7 +95,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results grouped by topic."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class AlterReplicaLogDirTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas to move into this directory."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
@@ -61,7 +61,7 @@ class AlterReplicaLogDirTopic(GeneratedStruct):
 
 
 class AlterReplicaLogDir(GeneratedStruct):
-    """List of dirs."""
+    """Destination log directories, each with the replicas to move into it."""
 
     __slots__ = ("path", "topics", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _iter_ihB = struct.Struct(">ihB").iter_unpack
 
 
 class AlterReplicaLogDirPartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
 
@@ -65,7 +65,7 @@ class AlterReplicaLogDirPartitionResult(GeneratedStruct):
 
 
 class AlterReplicaLogDirTopicResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 

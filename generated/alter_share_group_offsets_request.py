@@ -19,7 +19,7 @@ _iter_iqB = struct.Struct(">iqB").iter_unpack
 
 
 class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
-    """Partitions of the topic to change."""
+    """Partitions of the topic whose start offset is changed."""
 
     __slots__ = ("partition_index", "start_offset", "unknown_tagged_fields")
 

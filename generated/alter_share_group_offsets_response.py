@@ -19,7 +19,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
-    """Outcome per partition."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
 
@@ -67,7 +67,7 @@ class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
 
 
 class AlterShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 

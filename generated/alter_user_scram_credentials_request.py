@@ -20,7 +20,7 @@ _pack_bi = struct.Struct(">bi").pack
 
 
 class ScramCredentialDeletion(GeneratedStruct):
-    """List of deletions."""
+    """Credentials to delete, one per user and mechanism."""
 
     __slots__ = ("name", "mechanism", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class ScramCredentialDeletion(GeneratedStruct):
 
 
 class ScramCredentialUpsertion(GeneratedStruct):
-    """List of upsertions."""
+    """Credentials to create or replace, one per user and mechanism."""
 
     __slots__ = ("name", "mechanism", "iterations", "salt", "salted_password", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class AlterUserScramCredentialsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each user named in the request."""
 
     __slots__ = ("user", "error_code", "error_message", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 
 
 class TopicPartition(GeneratedStruct):
-    """List of assigned partitions."""
+    """Partitions the member is to consume, grouped by topic."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 

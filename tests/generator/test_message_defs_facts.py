@@ -2,7 +2,8 @@
 
 kwire writes its definitions in ``message_defs/`` by hand.  kafka-python ships Kafka's client
 definitions in its wheel; wherever a file of the same name exists there, every wire fact
-(everything except ``about`` texts and comments) must agree with it, version by version.
+(everything except ``about`` texts and comments) must agree with it, version by version, and no
+``about`` text may repeat upstream's: kwire's texts are written in its own words.
 
 The comment stripper and the version-range parser are deliberately local: this test must not
 share code with ``generator/loader.py``, which it indirectly checks.
@@ -303,6 +304,49 @@ def test_definition_parses_with_only_allowed_keys(path: Path):
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 
+# ---------------------------------------------------------------- about texts are kwire's own
+
+def about_texts(definition: dict) -> list[tuple[str, str]]:
+    """(field path, about) of every field, common structs' fields as ``Struct.Field``."""
+    found: list[tuple[str, str]] = []
+
+    def walk(fields: list[dict], prefix: str) -> None:
+        for field in fields:
+            path = prefix + field.get("name", "?")
+            if "about" in field:
+                found.append((path, field["about"]))
+            walk(field.get("fields", []), path + ".")
+
+    walk(definition.get("fields", []), "")
+    for struct in definition.get("commonStructs", []):
+        walk(struct.get("fields", []), struct.get("name", "?") + ".")
+    return found
+
+
+def normalised_about(text: str) -> str:
+    """An about text as compared for copying: case, spacing and one final period do not count."""
+    return re.sub(r"\s+", " ", text).strip().lower().removesuffix(".").strip()
+
+
+def copied_about_texts(ours: dict, theirs: dict) -> list[str]:
+    """Fields of ``ours`` whose about equals upstream's about for a field of the same name.
+
+    Matching by name (not path) also catches a copy where the two files nest the field differently.
+    """
+    upstream_by_name: dict[str, set[str]] = {}
+    for path, text in about_texts(theirs):
+        upstream_by_name.setdefault(path.rsplit(".", 1)[-1], set()).add(normalised_about(text))
+    return [f"{path}: {text!r}" for path, text in about_texts(ours)
+            if normalised_about(text) in upstream_by_name.get(path.rsplit(".", 1)[-1], set())]
+
+
+@pytest.mark.parametrize("path", SHARED_FILES, ids=lambda p: p.stem)
+def test_about_texts_are_not_upstream_copies(path: Path):
+    """About texts are written for kwire: none may equal Kafka's text for the same field."""
+    copied = copied_about_texts(load_definition(path), load_definition(UPSTREAM_DIR / path.name))
+    assert not copied, f"{path.name} repeats kafka-python's about text for:\n" + "\n".join(copied)
+
+
 # ---------------------------------------------------------------- the checker itself
 
 def test_comment_stripper_keeps_comment_markers_inside_strings():
@@ -368,6 +412,23 @@ def test_comparison_uses_common_versions_when_ours_is_newer():
     assert compare_definitions(ours, _upstream_sample()) == []
     ours["fields"][-1]["versions"] = "4+"  # now the extra field leaks into a shared version
     assert compare_definitions(ours, _upstream_sample())
+
+
+def _every_field(fields: list[dict]):
+    for field in fields:
+        yield field
+        yield from _every_field(field.get("fields", []))
+
+
+def test_copy_check_ignores_case_spacing_and_final_period_only():
+    ours = _upstream_sample()
+    fields = list(_every_field(ours["fields"]))
+    for field in fields:
+        field["about"] = "  " + field["about"].upper().rstrip(".") + " "
+    assert len(copied_about_texts(ours, _upstream_sample())) == len(fields)
+    for field in fields:
+        field["about"] = "Reworded: " + field["about"]
+    assert copied_about_texts(ours, _upstream_sample()) == []
 
 
 def test_readme_names_the_source_of_every_definition():
