@@ -22,7 +22,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose replica is in this directory."""
 
     __slots__ = ("partition_index", "unknown_tagged_fields")
 
@@ -60,7 +60,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas in this directory."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
@@ -103,7 +103,7 @@ class TopicData(GeneratedStruct):
 
 
 class DirectoryData(GeneratedStruct):
-    """List of directories."""
+    """Log directories, each with the replicas it now holds."""
 
     __slots__ = ("id", "topics", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic for this directory."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
@@ -106,7 +106,7 @@ class TopicData(GeneratedStruct):
 
 
 class DirectoryData(GeneratedStruct):
-    """List of directories."""
+    """Results by log directory, as in the request."""
 
     __slots__ = ("id", "topics", "unknown_tagged_fields")
 

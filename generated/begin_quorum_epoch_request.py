@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic the leadership is announced for."""
 
     __slots__ = ("partition_index", "voter_directory_id", "leader_id", "leader_epoch", "unknown_tagged_fields")
 
@@ -78,7 +78,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics the leadership is announced for (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
@@ -121,7 +121,7 @@ class TopicData(GeneratedStruct):
 
 
 class LeaderEndpoint(GeneratedStruct):
-    """List of leader endpoints."""
+    """Endpoints on which the new leader can be reached, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 

@@ -27,7 +27,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """Listeners of the broker."""
+    """Endpoints the broker accepts clients and other brokers on, one per listener name."""
 
     __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
 

@@ -113,7 +113,7 @@ class Assignment(GeneratedStruct):
 
 
 class Member(GeneratedStruct):
-    """List of members."""
+    """Members of the group."""
 
     __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment", "member_type", "unknown_tagged_fields")
 
@@ -201,7 +201,7 @@ class Member(GeneratedStruct):
 
 
 class DescribedGroup(GeneratedStruct):
-    """List of groups."""
+    """One entry per group of the request."""
 
     __slots__ = ("error_code", "error_message", "group_id", "group_state", "group_epoch", "assignment_epoch", "assignor_name", "members", "authorized_operations", "unknown_tagged_fields")
 

@@ -21,7 +21,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class TopicPartitions(GeneratedStruct):
-    """List of topic partitions."""
+    """Partitions the member currently owns, or null when unchanged."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

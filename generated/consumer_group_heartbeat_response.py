@@ -66,7 +66,7 @@ class TopicPartitions(GeneratedStruct):
 
 
 class Assignment(GeneratedStruct):
-    """Assignment."""
+    """The member's new assignment, or null when it has not changed."""
 
     __slots__ = ("topic_partitions", "unknown_tagged_fields")
 
