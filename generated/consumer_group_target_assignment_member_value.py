@@ -19,7 +19,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class TopicPartition(GeneratedStruct):
-    """Partitions the member should own, per topic."""
+    """Partitions the assignor wants the member to own, grouped by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class TopicPartition(GeneratedStruct):
-    """List of owned partitions."""
+    """Partitions the member owns now, which a cooperative assignor tries to leave in place."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 

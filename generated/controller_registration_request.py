@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """List of listeners."""
+    """Endpoints of the controller, one per listener name."""
 
     __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
 
@@ -78,7 +78,7 @@ class Listener(GeneratedStruct):
 
 
 class Feature(GeneratedStruct):
-    """List of features."""
+    """Feature ranges the controller supports."""
 
     __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class AclCreationResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome of each creation, in request order."""
 
     __slots__ = ("error_code", "error_message", "unknown_tagged_fields")
 

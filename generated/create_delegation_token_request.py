@@ -18,7 +18,7 @@ _pack_q = struct.Struct(">q").pack
 
 
 class CreatableRenewers(GeneratedStruct):
-    """List of renewers."""
+    """Principals besides the owner that may renew the token."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 

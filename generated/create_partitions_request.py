@@ -22,7 +22,8 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class CreatePartitionsAssignment(GeneratedStruct):
-    """List of assignments."""
+    """Replica placement of each new partition, in partition order; null lets the controller place
+    them."""
 
     __slots__ = ("broker_ids", "unknown_tagged_fields")
 
@@ -60,7 +61,7 @@ class CreatePartitionsAssignment(GeneratedStruct):
 
 
 class CreatePartitionsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics to grow, one entry per topic."""
 
     __slots__ = ("name", "count", "assignments", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class CreatePartitionsTopicResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "error_code", "error_message", "unknown_tagged_fields")
 

@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class CreatableTopicConfigs(GeneratedStruct):
-    """Settings of the topic."""
+    """The topic's effective configs, or null when they are not reported."""
 
     __slots__ = ("name", "value", "read_only", "config_source", "is_sensitive", "unknown_tagged_fields")
 
