@@ -20,7 +20,7 @@ _pack_bb = struct.Struct(">bb").pack
 
 
 class DeleteAclsFilter(GeneratedStruct):
-    """List of filters."""
+    """Filters; a binding matching any one of them is deleted."""
 
     __slots__ = ("resource_type_filter", "resource_name_filter", "pattern_type_filter", "principal_filter", "host_filter", "operation", "permission_type", "unknown_tagged_fields")
 

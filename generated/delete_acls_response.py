@@ -24,7 +24,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DeleteAclsMatchingAcl(GeneratedStruct):
-    """List of matching acls."""
+    """Bindings that matched the filter."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 
@@ -102,7 +102,7 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
 
 
 class DeleteAclsFilterResult(GeneratedStruct):
-    """List of filter results."""
+    """Outcome for each filter, in request order."""
 
     __slots__ = ("error_code", "error_message", "matching_acls", "unknown_tagged_fields")
 

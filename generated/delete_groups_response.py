@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DeletableGroupResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each group of the request."""
 
     __slots__ = ("group_id", "error_code", "unknown_tagged_fields")
 

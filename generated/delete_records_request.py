@@ -22,7 +22,7 @@ _iter_iqB = struct.Struct(">iqB").iter_unpack
 
 
 class DeleteRecordsPartition(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to delete records from."""
 
     __slots__ = ("partition_index", "offset", "unknown_tagged_fields")
 
@@ -65,7 +65,7 @@ class DeleteRecordsPartition(GeneratedStruct):
 
 
 class DeleteRecordsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics to delete records from."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

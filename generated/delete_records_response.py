@@ -22,7 +22,7 @@ _iter_iqhB = struct.Struct(">iqhB").iter_unpack
 
 
 class DeleteRecordsPartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "low_watermark", "error_code", "unknown_tagged_fields")
 
@@ -70,7 +70,7 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
 
 
 class DeleteRecordsTopicResult(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 
 
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
-    """Topics whose offsets are deleted (all their partitions)."""
+    """Topics whose state is deleted, for every partition of each."""
 
     __slots__ = ("topic_name", "unknown_tagged_fields")
 

@@ -21,7 +21,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeleteShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose state is deleted."""
 
     __slots__ = ("partition", "unknown_tagged_fields")
 
@@ -58,7 +58,7 @@ class PartitionData(GeneratedStruct):
 
 
 class DeleteStateData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with share-partitions whose state is deleted."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

@@ -19,7 +19,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeleteTopicState(GeneratedStruct):
-    """Topics covered."""
+    """Topics to delete, each named by name or by id (v6+)."""
 
     __slots__ = ("name", "topic_id", "unknown_tagged_fields")
 

@@ -21,7 +21,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeletableTopicResult(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
 

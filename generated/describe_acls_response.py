@@ -22,7 +22,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class AclDescription(GeneratedStruct):
-    """List of acls."""
+    """Matching bindings on this resource pattern."""
 
     __slots__ = ("principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 
@@ -75,7 +75,7 @@ class AclDescription(GeneratedStruct):
 
 
 class DescribeAclsResource(GeneratedStruct):
-    """List of resources."""
+    """Resource patterns with at least one matching binding."""
 
     __slots__ = ("resource_type", "resource_name", "pattern_type", "acls", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_o = struct.Struct(">?").pack
 
 
 class ComponentData(GeneratedStruct):
-    """List of components."""
+    """Filter, one component per entity type; an entity must match all of them."""
 
     __slots__ = ("entity_type", "match_type", "match", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components naming the quota entity."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
@@ -63,7 +63,7 @@ class EntityData(GeneratedStruct):
 
 
 class ValueData(GeneratedStruct):
-    """List of values."""
+    """Quotas set for the entity."""
 
     __slots__ = ("key", "value", "unknown_tagged_fields")
 
@@ -106,7 +106,7 @@ class ValueData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Matching quota entities with their values; null on error."""
 
     __slots__ = ("entity", "values", "unknown_tagged_fields")
 

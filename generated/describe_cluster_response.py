@@ -24,7 +24,7 @@ _pack_b = struct.Struct(">b").pack
 
 
 class DescribeClusterBroker(GeneratedStruct):
-    """List of brokers."""
+    """Nodes of the requested kind."""
 
     __slots__ = ("broker_id", "host", "port", "rack", "is_fenced", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _pack_oo = struct.Struct(">??").pack
 
 
 class DescribeConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose configs are asked for."""
 
     __slots__ = ("resource_type", "resource_name", "configuration_keys", "unknown_tagged_fields")
 

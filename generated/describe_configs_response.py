@@ -24,7 +24,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DescribeConfigsSynonym(GeneratedStruct):
-    """List of synonyms."""
+    """Values the key takes at each level it can be set at, highest precedence first."""
 
     __slots__ = ("name", "value", "source", "unknown_tagged_fields")
 
@@ -72,7 +72,7 @@ class DescribeConfigsSynonym(GeneratedStruct):
 
 
 class DescribeConfigsResourceResult(GeneratedStruct):
-    """List of configs."""
+    """The resource's configs."""
 
     __slots__ = ("name", "value", "read_only", "config_source", "is_default", "is_sensitive", "synonyms", "config_type", "documentation", "unknown_tagged_fields")
 
@@ -150,7 +150,7 @@ class DescribeConfigsResourceResult(GeneratedStruct):
 
 
 class DescribeConfigsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each resource of the request."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "configs", "unknown_tagged_fields")
 

@@ -16,7 +16,7 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
-    """List of owners."""
+    """Owners whose tokens to list, or null for every token the caller may see."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DescribedDelegationTokenRenewer(GeneratedStruct):
-    """List of renewers."""
+    """Principals besides the owner that may renew the token."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 
@@ -65,7 +65,7 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
 
 
 class DescribedDelegationToken(GeneratedStruct):
-    """List of tokens."""
+    """Matching tokens."""
 
     __slots__ = ("principal_type", "principal_name", "token_requester_principal_type", "token_requester_principal_name", "issue_timestamp", "expiry_timestamp", "max_timestamp", "token_id", "hmac", "renewers", "unknown_tagged_fields")
 

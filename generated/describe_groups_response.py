@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DescribedGroupMember(GeneratedStruct):
-    """List of members."""
+    """Members of the group."""
 
     __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "member_metadata", "member_assignment", "unknown_tagged_fields")
 
@@ -83,7 +83,7 @@ class DescribedGroupMember(GeneratedStruct):
 
 
 class DescribedGroup(GeneratedStruct):
-    """List of groups."""
+    """One entry per group of the request."""
 
     __slots__ = ("error_code", "error_message", "group_id", "group_state", "protocol_type", "protocol_data", "members", "authorized_operations", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class DescribableLogDirTopic(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to report, by topic; null to report every replica on the broker."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
