@@ -30,7 +30,7 @@ _iter_iqqoB = struct.Struct(">iqq?B").iter_unpack
 
 
 class DescribeLogDirsPartition(GeneratedStruct):
-    """Partitions covered."""
+    """Replicas of the topic's partitions in this directory."""
 
     __slots__ = ("partition_index", "partition_size", "offset_lag", "is_future_key", "unknown_tagged_fields")
 
@@ -83,7 +83,7 @@ class DescribeLogDirsPartition(GeneratedStruct):
 
 
 class DescribeLogDirsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas in this directory."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
@@ -126,7 +126,7 @@ class DescribeLogDirsTopic(GeneratedStruct):
 
 
 class DescribeLogDirsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """One entry per log directory of the broker."""
 
     __slots__ = ("error_code", "log_dir", "topics", "total_bytes", "usable_bytes", "is_cordoned", "unknown_tagged_fields")
 

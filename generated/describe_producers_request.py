@@ -18,7 +18,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class TopicRequest(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to describe, by topic."""
 
     __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
 

@@ -23,7 +23,7 @@ _iter_qiiqiqB = struct.Struct(">qiiqiqB").iter_unpack
 
 
 class ProducerState(GeneratedStruct):
-    """List of active producers."""
+    """Producers the leader keeps state for on this partition."""
 
     __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_timestamp", "coordinator_epoch", "current_txn_start_offset", "unknown_tagged_fields")
 
@@ -86,7 +86,7 @@ class ProducerState(GeneratedStruct):
 
 
 class PartitionResponse(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "active_producers", "unknown_tagged_fields")
 
@@ -139,7 +139,7 @@ class PartitionResponse(GeneratedStruct):
 
 
 class TopicResponse(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -18,7 +18,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class TopicRequest(GeneratedStruct):
-    """Topics covered."""
+    """Topics to describe; an empty list describes every topic the caller may see."""
 
     __slots__ = ("name", "unknown_tagged_fields")
 
@@ -56,7 +56,7 @@ class TopicRequest(GeneratedStruct):
 
 
 class Cursor(GeneratedStruct):
-    """Cursor."""
+    """Where to resume: first topic and partition to describe; null starts at the beginning."""
 
     __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
 

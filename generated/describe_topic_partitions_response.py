@@ -27,7 +27,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
-    """Partitions covered."""
+    """Described partitions of the topic."""
 
     __slots__ = ("error_code", "partition_index", "leader_id", "leader_epoch", "replica_nodes", "isr_nodes", "eligible_leader_replicas", "last_known_elr", "offline_replicas", "unknown_tagged_fields")
 
@@ -105,7 +105,7 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
 
 
 class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
-    """Topics covered."""
+    """Described topics, in name order."""
 
     __slots__ = ("error_code", "name", "topic_id", "is_internal", "partitions", "topic_authorized_operations", "unknown_tagged_fields")
 
@@ -168,7 +168,7 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
 
 
 class Cursor(GeneratedStruct):
-    """Next cursor."""
+    """Where the next page starts; null when this page ends the answer."""
 
     __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
 

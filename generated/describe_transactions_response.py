@@ -24,7 +24,8 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Partitions in the open transaction, by topic; while it commits or aborts, only those still
+    lacking a marker."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
@@ -67,7 +68,7 @@ class TopicData(GeneratedStruct):
 
 
 class TransactionState(GeneratedStruct):
-    """List of transaction states."""
+    """One entry per transactional id of the request."""
 
     __slots__ = ("error_code", "transactional_id", "transaction_state", "transaction_timeout_ms", "transaction_start_time_ms", "producer_id", "producer_epoch", "topics", "unknown_tagged_fields")
 

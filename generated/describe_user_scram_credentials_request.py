@@ -16,7 +16,7 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 
 
 class UserName(GeneratedStruct):
-    """List of users."""
+    """Users to describe; null or empty describes every user with a credential."""
 
     __slots__ = ("name", "unknown_tagged_fields")
 

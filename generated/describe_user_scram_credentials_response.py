@@ -23,7 +23,7 @@ _iter_biB = struct.Struct(">biB").iter_unpack
 
 
 class CredentialInfo(GeneratedStruct):
-    """List of credential infos."""
+    """One entry per SCRAM mechanism the user has a credential for."""
 
     __slots__ = ("mechanism", "iterations", "unknown_tagged_fields")
 
@@ -66,7 +66,7 @@ class CredentialInfo(GeneratedStruct):
 
 
 class DescribeUserScramCredentialsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """One entry per user described."""
 
     __slots__ = ("user", "error_code", "error_message", "credential_infos", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class TopicPartitions(GeneratedStruct):
-    """List of topic partitions."""
+    """Partitions to elect leaders for, by topic; null for every partition."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class PartitionResult(GeneratedStruct):
-    """List of partition result."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_id", "error_code", "error_message", "unknown_tagged_fields")
 
@@ -68,7 +68,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReplicaElectionResult(GeneratedStruct):
-    """List of replica election results."""
+    """Results by topic; empty when the caller may not elect leaders and asked for every partition."""
 
     __slots__ = ("topic", "partition_result", "unknown_tagged_fields")
 

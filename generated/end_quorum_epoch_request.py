@@ -23,7 +23,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class ReplicaInfo(GeneratedStruct):
-    """List of preferred candidates."""
+    """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
 
     __slots__ = ("candidate_id", "candidate_directory_id", "unknown_tagged_fields")
 
@@ -66,7 +66,7 @@ class ReplicaInfo(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic the leader resigns for."""
 
     __slots__ = ("partition_index", "leader_id", "leader_epoch", "preferred_successors", "preferred_candidates", "unknown_tagged_fields")
 
@@ -124,7 +124,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
@@ -167,7 +167,7 @@ class TopicData(GeneratedStruct):
 
 
 class LeaderEndpoint(GeneratedStruct):
-    """List of leader endpoints."""
+    """Endpoints of the resigning leader, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 

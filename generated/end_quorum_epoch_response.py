@@ -26,7 +26,7 @@ _iter_ihiiB = struct.Struct(">ihiiB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "unknown_tagged_fields")
 
@@ -79,7 +79,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results by Raft topic."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
@@ -122,7 +122,7 @@ class TopicData(GeneratedStruct):
 
 
 class NodeEndpoint(GeneratedStruct):
-    """List of node endpoints."""
+    """Endpoints of the leaders named in the partition results."""
 
     __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
 
