@@ -37,7 +37,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class ReplicaState(GeneratedStruct):
-    """Identity of the fetching follower."""
+    """Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer."""
 
     __slots__ = ("replica_id", "replica_epoch", "unknown_tagged_fields")
 
@@ -80,7 +80,7 @@ class ReplicaState(GeneratedStruct):
 
 
 class FetchPartition(GeneratedStruct):
-    """The partitions of this topic to read from."""
+    """Partitions of the topic to fetch."""
 
     __slots__ = ("partition", "current_leader_epoch", "fetch_offset", "last_fetched_epoch", "log_start_offset", "partition_max_bytes", "replica_directory_id", "high_watermark", "unknown_tagged_fields")
 
@@ -153,7 +153,8 @@ class FetchPartition(GeneratedStruct):
 
 
 class FetchTopic(GeneratedStruct):
-    """The topics to read from."""
+    """Topics to fetch; in an incremental session, only the partitions added or changed since the
+    last request."""
 
     __slots__ = ("topic", "topic_id", "partitions", "unknown_tagged_fields")
 

@@ -80,7 +80,8 @@ class EpochEndOffset(GeneratedStruct):
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
-    """Who leads the partition now."""
+    """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
+    FENCED_LEADER_EPOCH so the client need not refresh metadata."""
 
     __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
 
@@ -167,7 +168,7 @@ class SnapshotId(GeneratedStruct):
 
 
 class AbortedTransaction(GeneratedStruct):
-    """Transactions aborted within the returned range (read committed only)."""
+    """Transactions aborted within the returned range, for a read-committed fetch; null otherwise."""
 
     __slots__ = ("producer_id", "first_offset", "unknown_tagged_fields")
 

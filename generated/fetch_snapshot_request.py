@@ -23,7 +23,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class SnapshotId(GeneratedStruct):
-    """Snapshot id."""
+    """Which snapshot to fetch, as named by the leader's Fetch answer."""
 
     __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
 
@@ -66,7 +66,7 @@ class SnapshotId(GeneratedStruct):
 
 
 class PartitionSnapshot(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to fetch a snapshot of."""
 
     __slots__ = ("partition", "current_leader_epoch", "snapshot_id", "position", "replica_directory_id", "unknown_tagged_fields")
 
@@ -124,7 +124,7 @@ class PartitionSnapshot(GeneratedStruct):
 
 
 class TopicSnapshot(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

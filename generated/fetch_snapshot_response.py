@@ -29,7 +29,7 @@ _pack_H = struct.Struct(">H").pack
 
 
 class SnapshotId(GeneratedStruct):
-    """Snapshot id."""
+    """The snapshot the chunk belongs to."""
 
     __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
 
@@ -72,7 +72,7 @@ class SnapshotId(GeneratedStruct):
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
-    """Current leader."""
+    """The partition's leader as the answering node knows it."""
 
     __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
 
@@ -115,7 +115,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
 
 class PartitionSnapshot(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("index", "error_code", "snapshot_id", "current_leader", "size_", "position", "unaligned_records", "unknown_tagged_fields")
 
@@ -183,7 +183,7 @@ class PartitionSnapshot(GeneratedStruct):
 
 
 class TopicSnapshot(GeneratedStruct):
-    """Topics covered."""
+    """Results by Raft topic."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
@@ -226,7 +226,7 @@ class TopicSnapshot(GeneratedStruct):
 
 
 class NodeEndpoint(GeneratedStruct):
-    """List of node endpoints."""
+    """Endpoints of the leaders named in the partition results."""
 
     __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
 

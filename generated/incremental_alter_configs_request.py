@@ -20,7 +20,7 @@ _pack_o = struct.Struct(">?").pack
 
 
 class AlterableConfig(GeneratedStruct):
-    """List of configs."""
+    """Changes to make to the resource's config keys."""
 
     __slots__ = ("name", "config_operation", "value", "unknown_tagged_fields")
 
@@ -68,7 +68,7 @@ class AlterableConfig(GeneratedStruct):
 
 
 class AlterConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose configs change."""
 
     __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
 

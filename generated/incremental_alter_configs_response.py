@@ -22,7 +22,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class AlterConfigsResourceResponse(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each resource of the request."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "unknown_tagged_fields")
 

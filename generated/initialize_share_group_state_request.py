@@ -20,7 +20,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to initialize."""
 
     __slots__ = ("partition", "state_epoch", "start_offset", "unknown_tagged_fields")
 
@@ -68,7 +68,7 @@ class PartitionData(GeneratedStruct):
 
 
 class InitializeStateData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with share-partitions to initialize."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

@@ -19,7 +19,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition", "error_code", "error_message", "unknown_tagged_fields")
 
@@ -67,7 +67,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class InitializeStateResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Results by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

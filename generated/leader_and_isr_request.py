@@ -128,7 +128,7 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
 
 
 class LeaderAndIsrTopicState(GeneratedStruct):
-    """List of topic states."""
+    """State of the partitions, grouped by topic (v2+)."""
 
     __slots__ = ("topic_name", "topic_id", "partition_states", "unknown_tagged_fields")
 
@@ -176,7 +176,7 @@ class LeaderAndIsrTopicState(GeneratedStruct):
 
 
 class LeaderAndIsrLiveLeader(GeneratedStruct):
-    """List of live leaders."""
+    """Endpoints of the brokers that lead the partitions in the request."""
 
     __slots__ = ("broker_id", "host_name", "port", "unknown_tagged_fields")
 

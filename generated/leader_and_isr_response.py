@@ -69,7 +69,7 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
 
 
 class LeaderAndIsrTopicError(GeneratedStruct):
-    """Topics covered."""
+    """Outcomes grouped by topic (v5+)."""
 
     __slots__ = ("topic_id", "partition_errors", "unknown_tagged_fields")
 
