@@ -16,7 +16,7 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 
 
 class MemberIdentity(GeneratedStruct):
-    """The members that are leaving."""
+    """The leaving members (v3+); an admin client may remove static members by instance id alone."""
 
     __slots__ = ("member_id", "group_instance_id", "reason", "unknown_tagged_fields")
 

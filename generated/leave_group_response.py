@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class MemberResponse(GeneratedStruct):
-    """One result per leaving member."""
+    """Outcome for each leaving member (v3+)."""
 
     __slots__ = ("member_id", "group_instance_id", "error_code", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class ConfigResource(GeneratedStruct):
-    """List of config resources."""
+    """The resources found."""
 
     __slots__ = ("resource_name", "resource_type", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class ListedGroup(GeneratedStruct):
-    """List of groups."""
+    """Groups coordinated by this broker that pass the filters."""
 
     __slots__ = ("group_id", "protocol_type", "group_state", "group_type", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class ListPartitionReassignmentsTopics(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to report, by topic; null for every reassignment in progress."""
 
     __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
 

@@ -22,7 +22,7 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class OngoingPartitionReassignment(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic being reassigned."""
 
     __slots__ = ("partition_index", "replicas", "adding_replicas", "removing_replicas", "unknown_tagged_fields")
 
@@ -75,7 +75,7 @@ class OngoingPartitionReassignment(GeneratedStruct):
 
 
 class OngoingTopicReassignment(GeneratedStruct):
-    """Topics covered."""
+    """Topics with a reassignment in progress."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class TransactionState(GeneratedStruct):
-    """List of transaction states."""
+    """The transactions found."""
 
     __slots__ = ("transactional_id", "producer_id", "transaction_state", "unknown_tagged_fields")
 

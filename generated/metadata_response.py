@@ -29,7 +29,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class MetadataResponseBroker(GeneratedStruct):
-    """The brokers of the cluster."""
+    """Live brokers of the cluster, as reachable on the listener the request came in on."""
 
     __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
 
