@@ -226,8 +226,6 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
 
 
 def _write_PartitionResult_v0(o: PartitionResult, out: bytearray) -> None:
-    if o.delivery_complete_count != -1:
-        check_unsupported(o, "delivery_complete_count", "0")
     _f = ""
     try:
         _f = "partition, error_code"
@@ -713,7 +711,7 @@ PartitionResult.FIELDS = (
     FieldInfo("state_epoch", "stateEpoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("start_offset", "startOffset", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("delivery_complete_count", "deliveryCompleteCount", "int32", (1, 32767), (1, 0), (1, 0), None, False, -1),
+    FieldInfo("delivery_complete_count", "deliveryCompleteCount", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),
 )
 ReadStateSummaryResult._READERS = (_read_ReadStateSummaryResult_v0, _read_ReadStateSummaryResult_v1, )
 ReadStateSummaryResult._WRITERS = (_write_ReadStateSummaryResult_v0, _write_ReadStateSummaryResult_v1, )

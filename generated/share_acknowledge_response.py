@@ -229,7 +229,7 @@ class ShareAcknowledgeResponse(GeneratedStruct):
     error_code: int
     error_message: str | None
     acquisition_lock_timeout_ms: int
-    responses: list[ShareAcknowledgeTopicResponse]
+    responses: KeyedList[ShareAcknowledgeTopicResponse]
     node_endpoints: KeyedList[NodeEndpoint]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -248,7 +248,7 @@ class ShareAcknowledgeResponse(GeneratedStruct):
         self.error_code = error_code
         self.error_message = error_message
         self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
-        self.responses = [] if responses is None else responses
+        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
         self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -636,7 +636,7 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[ShareAcknowledgeTopicResponse] = []
+            responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_ShareAcknowledgeTopicResponse_v1_2(buf, pos)
                 responses_items.append(responses_item)
@@ -684,8 +684,6 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
 
 
 def _write_ShareAcknowledgeResponse_v1(o: ShareAcknowledgeResponse, out: bytearray) -> None:
-    if o.acquisition_lock_timeout_ms != 0:
-        check_unsupported(o, "acquisition_lock_timeout_ms", "1")
     _f = ""
     try:
         _f = "throttle_time_ms, error_code"
@@ -780,7 +778,7 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[ShareAcknowledgeTopicResponse] = []
+            responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_ShareAcknowledgeTopicResponse_v1_2(buf, pos)
                 responses_items.append(responses_item)
@@ -916,8 +914,9 @@ ShareAcknowledgeTopicResponse._READERS = (None, _read_ShareAcknowledgeTopicRespo
 ShareAcknowledgeTopicResponse._WRITERS = (None, _write_ShareAcknowledgeTopicResponse_v1_2, _write_ShareAcknowledgeTopicResponse_v1_2, )
 ShareAcknowledgeTopicResponse._SIZERS = (None, _size_ShareAcknowledgeTopicResponse_v1_2, _size_ShareAcknowledgeTopicResponse_v1_2, )
 ShareAcknowledgeTopicResponse._LAZY_DEFAULTS = {"partitions": list}
+ShareAcknowledgeTopicResponse._MAP_KEYS = ("topic_id", )
 ShareAcknowledgeTopicResponse.FIELDS = (
-    FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, True, _UUID_0),
+    FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0, map_key=True),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2, )
@@ -933,12 +932,12 @@ NodeEndpoint.FIELDS = (
 ShareAcknowledgeResponse._READERS = (None, _read_ShareAcknowledgeResponse_v1, _read_ShareAcknowledgeResponse_v2, )
 ShareAcknowledgeResponse._WRITERS = (None, _write_ShareAcknowledgeResponse_v1, _write_ShareAcknowledgeResponse_v2, )
 ShareAcknowledgeResponse._SIZERS = (None, _size_ShareAcknowledgeResponse_v1, _size_ShareAcknowledgeResponse_v2, )
-ShareAcknowledgeResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
+ShareAcknowledgeResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareAcknowledgeResponse.FIELDS = (
-    FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, True, 0),
-    FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, True, 0),
+    FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
+    FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_message", "errorMessage", "string", (0, 32767), (0, 32767), (1, 0), None, False, None),
-    FieldInfo("acquisition_lock_timeout_ms", "acquisitionLockTimeoutMs", "int32", (2, 32767), (1, 0), (1, 0), None, False, 0),
+    FieldInfo("acquisition_lock_timeout_ms", "acquisitionLockTimeoutMs", "int32", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("responses", "responses", "[]ShareAcknowledgeTopicResponse", (0, 32767), (1, 0), (1, 0), None, False, (), ShareAcknowledgeTopicResponse),
     FieldInfo("node_endpoints", "nodeEndpoints", "[]NodeEndpoint", (0, 32767), (1, 0), (1, 0), None, False, (), NodeEndpoint),
 )

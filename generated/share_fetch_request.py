@@ -755,8 +755,6 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
 
 
 def _write_ShareFetchRequest_v1(o: ShareFetchRequest, out: bytearray) -> None:
-    if o.share_acquire_mode != 0:
-        check_unsupported(o, "share_acquire_mode", "1")
     if o.is_renew_ack:
         check_unsupported(o, "is_renew_ack", "1")
     _f = ""
@@ -1024,7 +1022,7 @@ ShareFetchRequest.FIELDS = (
     FieldInfo("max_bytes", "maxBytes", "int32", (0, 32767), (1, 0), (1, 0), None, False, 2147483647),
     FieldInfo("max_records", "maxRecords", "int32", (1, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("batch_size", "batchSize", "int32", (1, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("share_acquire_mode", "shareAcquireMode", "int8", (2, 32767), (1, 0), (1, 0), None, False, 0),
+    FieldInfo("share_acquire_mode", "shareAcquireMode", "int8", (2, 32767), (1, 0), (1, 0), None, True, 0),
     FieldInfo("is_renew_ack", "isRenewAck", "bool", (2, 32767), (1, 0), (1, 0), None, False, False),
     FieldInfo("topics", "topics", "[]FetchTopic", (0, 32767), (1, 0), (1, 0), None, False, (), FetchTopic),
     FieldInfo("forgotten_topics_data", "forgottenTopicsData", "[]ForgottenTopic", (0, 32767), (1, 0), (1, 0), None, False, (), ForgottenTopic),

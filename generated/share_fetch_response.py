@@ -303,7 +303,7 @@ class ShareFetchResponse(GeneratedStruct):
     error_code: int
     error_message: str | None
     acquisition_lock_timeout_ms: int
-    responses: list[ShareFetchableTopicResponse]
+    responses: KeyedList[ShareFetchableTopicResponse]
     node_endpoints: KeyedList[NodeEndpoint]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -322,7 +322,7 @@ class ShareFetchResponse(GeneratedStruct):
         self.error_code = error_code
         self.error_message = error_message
         self.acquisition_lock_timeout_ms = acquisition_lock_timeout_ms
-        self.responses = [] if responses is None else responses
+        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
         self.node_endpoints = KeyedList() if node_endpoints is None else node_endpoints if type(node_endpoints) is KeyedList else KeyedList(node_endpoints)
         self.unknown_tagged_fields = unknown_tagged_fields
 
@@ -844,7 +844,7 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[ShareFetchableTopicResponse] = []
+            responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_ShareFetchableTopicResponse_v1_2(buf, pos)
                 responses_items.append(responses_item)
@@ -992,8 +992,9 @@ ShareFetchableTopicResponse._READERS = (None, _read_ShareFetchableTopicResponse_
 ShareFetchableTopicResponse._WRITERS = (None, _write_ShareFetchableTopicResponse_v1_2, _write_ShareFetchableTopicResponse_v1_2, )
 ShareFetchableTopicResponse._SIZERS = (None, _size_ShareFetchableTopicResponse_v1_2, _size_ShareFetchableTopicResponse_v1_2, )
 ShareFetchableTopicResponse._LAZY_DEFAULTS = {"partitions": list}
+ShareFetchableTopicResponse._MAP_KEYS = ("topic_id", )
 ShareFetchableTopicResponse.FIELDS = (
-    FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),
+    FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0, map_key=True),
     FieldInfo("partitions", "partitions", "[]PartitionData", (0, 32767), (1, 0), (1, 0), None, False, (), PartitionData),
 )
 NodeEndpoint._READERS = (None, _read_NodeEndpoint_v1_2, _read_NodeEndpoint_v1_2, )
@@ -1009,7 +1010,7 @@ NodeEndpoint.FIELDS = (
 ShareFetchResponse._READERS = (None, _read_ShareFetchResponse_v1_2, _read_ShareFetchResponse_v1_2, )
 ShareFetchResponse._WRITERS = (None, _write_ShareFetchResponse_v1_2, _write_ShareFetchResponse_v1_2, )
 ShareFetchResponse._SIZERS = (None, _size_ShareFetchResponse_v1_2, _size_ShareFetchResponse_v1_2, )
-ShareFetchResponse._LAZY_DEFAULTS = {"responses": list, "node_endpoints": KeyedList}
+ShareFetchResponse._LAZY_DEFAULTS = {"responses": KeyedList, "node_endpoints": KeyedList}
 ShareFetchResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

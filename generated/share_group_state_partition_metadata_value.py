@@ -13,8 +13,6 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_q = struct.Struct(">q").unpack_from
-_pack_q = struct.Struct(">q").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
@@ -23,7 +21,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 class TopicPartitionsInfo(GeneratedStruct):
     """The TopicPartitionsInfo structure of ShareGroupStatePartitionMetadataValue."""
 
-    __slots__ = ("topic_id", "topic_name", "partitions", "create_timestamp", "unknown_tagged_fields")
+    __slots__ = ("topic_id", "topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartitionsInfo"
     VALID_VERSIONS = (0, 0)
@@ -31,7 +29,6 @@ class TopicPartitionsInfo(GeneratedStruct):
     topic_id: UUID
     topic_name: str
     partitions: list[int]
-    create_timestamp: int
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -40,13 +37,11 @@ class TopicPartitionsInfo(GeneratedStruct):
         topic_id: UUID = _UUID_0,
         topic_name: str = '',
         partitions: list[int] | None = None,
-        create_timestamp: int = 0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.topic_id = topic_id
         self.topic_name = topic_name
         self.partitions = [] if partitions is None else partitions
-        self.create_timestamp = create_timestamp
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -56,7 +51,6 @@ class TopicPartitionsInfo(GeneratedStruct):
             self.topic_id == other.topic_id
             and self.topic_name == other.topic_name
             and self.partitions == other.partitions
-            and self.create_timestamp == other.create_timestamp
             and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
@@ -68,7 +62,6 @@ class TopicPartitionsInfo(GeneratedStruct):
             f"topic_id={self.topic_id!r}, "
             f"topic_name={self.topic_name!r}, "
             f"partitions={self.partitions!r}, "
-            f"create_timestamp={self.create_timestamp!r}, "
             f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
         )
 
@@ -198,9 +191,6 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
                 raise DecodeError("non-nullable field partitions was null", offset=pos)
             else:
                 o.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
-        _f = "create_timestamp"
-        (o.create_timestamp,) = _unpack_q(buf, pos)
-        pos += 8
         _f = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -252,8 +242,6 @@ def _write_TopicPartitionsInfo_v0(o: TopicPartitionsInfo, out: bytearray) -> Non
         else:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
-        _f = "create_timestamp"
-        out += _pack_q(o.create_timestamp)
         _f = "(tagged fields)"
         if o.unknown_tagged_fields:
             _w.write_tagged(out, [], o.unknown_tagged_fields)
@@ -264,7 +252,7 @@ def _write_TopicPartitionsInfo_v0(o: TopicPartitionsInfo, out: bytearray) -> Non
 
 
 def _size_TopicPartitionsInfo_v0(o: TopicPartitionsInfo) -> int:
-    size = 8
+    size = 0
     size += 16
     size += _w.compact_string_size(o.topic_name)
     partitions_items = o.partitions
@@ -526,7 +514,6 @@ TopicPartitionsInfo.FIELDS = (
     FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),
     FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]int32", (0, 32767), (1, 0), (1, 0), None, False, ()),
-    FieldInfo("create_timestamp", "createTimestamp", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
 )
 TopicInfo._READERS = (_read_TopicInfo_v0, )
 TopicInfo._WRITERS = (_write_TopicInfo_v0, )

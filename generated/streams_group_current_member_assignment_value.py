@@ -22,13 +22,14 @@ _pack_array_i = _w.PACK_ARRAY["i"]
 class TaskIds(GeneratedStruct):
     """The TaskIds structure of StreamsGroupCurrentMemberAssignmentValue."""
 
-    __slots__ = ("subtopology_id", "partitions", "unknown_tagged_fields")
+    __slots__ = ("subtopology_id", "partitions", "assignment_epochs", "unknown_tagged_fields")
 
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
     subtopology_id: str
     partitions: list[int]
+    assignment_epochs: list[int] | None
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -36,10 +37,12 @@ class TaskIds(GeneratedStruct):
         *,
         subtopology_id: str = '',
         partitions: list[int] | None = None,
+        assignment_epochs: list[int] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.subtopology_id = subtopology_id
         self.partitions = [] if partitions is None else partitions
+        self.assignment_epochs = [] if assignment_epochs is None else assignment_epochs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -48,6 +51,7 @@ class TaskIds(GeneratedStruct):
         return (
             self.subtopology_id == other.subtopology_id
             and self.partitions == other.partitions
+            and self.assignment_epochs == other.assignment_epochs
             and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
@@ -58,6 +62,7 @@ class TaskIds(GeneratedStruct):
             f"TaskIds("
             f"subtopology_id={self.subtopology_id!r}, "
             f"partitions={self.partitions!r}, "
+            f"assignment_epochs={self.assignment_epochs!r}, "
             f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
         )
 
@@ -191,8 +196,24 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                     pos += 2
                 else:
                     tag, end, pos = _w.read_tag_header(buf, pos)
-                unknown.append((tag, buf[pos:end]))
-                pos = end
+                if tag == 0:
+                    _f = "assignment_epochs"
+                    assignment_epochs_n = buf[pos] - 1
+                    assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
+                    if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
+                        o.assignment_epochs = [*_unpack_array_i[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = assignment_epochs_end
+                    else:
+                        assignment_epochs_n, pos = _w.read_count(buf, pos, True)
+                        if assignment_epochs_n < 0:
+                            o.assignment_epochs = None
+                        else:
+                            o.assignment_epochs, pos = _w.read_fixed_array(buf, pos, assignment_epochs_n, "i", 4)
+                    if pos != end:
+                        raise DecodeError(f"tagged field 0 (assignment_epochs) ends at byte {pos}, its payload at {end}", offset=pos)
+                else:
+                    unknown.append((tag, buf[pos:end]))
+                    pos = end
             o.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -222,8 +243,22 @@ def _write_TaskIds_v0(o: TaskIds, out: bytearray) -> None:
             _w.write_count(out, len(partitions_items), True)
             _w.write_fixed_array(out, partitions_items, "i")
         _f = "(tagged fields)"
-        if o.unknown_tagged_fields:
-            _w.write_tagged(out, [], o.unknown_tagged_fields)
+        tagged: list[tuple[int, bytes | bytearray]] = []
+        if (o.assignment_epochs is None or len(o.assignment_epochs) != 0):
+            t = bytearray()
+            _f = "assignment_epochs"
+            assignment_epochs_items = o.assignment_epochs
+            if assignment_epochs_items is None:
+                _w.write_count(t, None, True)
+            elif len(assignment_epochs_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(assignment_epochs_items) + 1)
+                t += _pack_array_i[len(assignment_epochs_items)](*assignment_epochs_items)
+            else:
+                _w.write_count(t, len(assignment_epochs_items), True)
+                _w.write_fixed_array(t, assignment_epochs_items, "i")
+            tagged.append((0, t))
+        if tagged or o.unknown_tagged_fields:
+            _w.write_tagged(out, tagged, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as e:
@@ -240,6 +275,16 @@ def _size_TaskIds_v0(o: TaskIds) -> int:
         size += _w.count_size(len(partitions_items), True)
         size += 4 * len(partitions_items)
     count = len(o.unknown_tagged_fields)
+    if (o.assignment_epochs is None or len(o.assignment_epochs) != 0):
+        s = 0
+        assignment_epochs_items = o.assignment_epochs
+        if assignment_epochs_items is None:
+            s += _w.count_size(None, True)
+        else:
+            s += _w.count_size(len(assignment_epochs_items), True)
+            s += 4 * len(assignment_epochs_items)
+        size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
+        count += 1
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
@@ -516,10 +561,11 @@ def _size_StreamsGroupCurrentMemberAssignmentValue_v0(o: StreamsGroupCurrentMemb
 TaskIds._READERS = (_read_TaskIds_v0, )
 TaskIds._WRITERS = (_write_TaskIds_v0, )
 TaskIds._SIZERS = (_size_TaskIds_v0, )
-TaskIds._LAZY_DEFAULTS = {"partitions": list}
+TaskIds._LAZY_DEFAULTS = {"partitions": list, "assignment_epochs": list}
 TaskIds.FIELDS = (
     FieldInfo("subtopology_id", "subtopologyId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("partitions", "partitions", "[]int32", (0, 32767), (1, 0), (1, 0), None, False, ()),
+    FieldInfo("assignment_epochs", "assignmentEpochs", "[]int32", (0, 32767), (0, 32767), (0, 32767), 0, False, ()),
 )
 StreamsGroupCurrentMemberAssignmentValue._READERS = (_read_StreamsGroupCurrentMemberAssignmentValue_v0, )
 StreamsGroupCurrentMemberAssignmentValue._WRITERS = (_write_StreamsGroupCurrentMemberAssignmentValue_v0, )

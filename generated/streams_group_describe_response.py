@@ -387,7 +387,7 @@ class Topology(GeneratedStruct):
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.epoch = epoch
-        self.subtopologies = [] if subtopologies is None else subtopologies
+        self.subtopologies = subtopologies
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -2183,10 +2183,9 @@ Subtopology.FIELDS = (
 Topology._READERS = (_read_Topology_v0, )
 Topology._WRITERS = (_write_Topology_v0, )
 Topology._SIZERS = (_size_Topology_v0, )
-Topology._LAZY_DEFAULTS = {"subtopologies": list}
 Topology.FIELDS = (
     FieldInfo("epoch", "epoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("subtopologies", "subtopologies", "[]Subtopology", (0, 32767), (0, 32767), (1, 0), None, False, (), Subtopology),
+    FieldInfo("subtopologies", "subtopologies", "[]Subtopology", (0, 32767), (0, 32767), (1, 0), None, False, None, Subtopology),
 )
 Member._READERS = (_read_Member_v0, )
 Member._WRITERS = (_write_Member_v0, )

@@ -302,7 +302,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.acceptable_recovery_lag = acceptable_recovery_lag
         self.task_offset_interval_ms = task_offset_interval_ms
-        self.status = status
+        self.status = [] if status is None else status
         self.active_tasks = active_tasks
         self.standby_tasks = standby_tasks
         self.warmup_tasks = warmup_tasks
@@ -1156,6 +1156,7 @@ EndpointToPartitions.FIELDS = (
 StreamsGroupHeartbeatResponse._READERS = (_read_StreamsGroupHeartbeatResponse_v0, )
 StreamsGroupHeartbeatResponse._WRITERS = (_write_StreamsGroupHeartbeatResponse_v0, )
 StreamsGroupHeartbeatResponse._SIZERS = (_size_StreamsGroupHeartbeatResponse_v0, )
+StreamsGroupHeartbeatResponse._LAZY_DEFAULTS = {"status": list}
 StreamsGroupHeartbeatResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
@@ -1165,7 +1166,7 @@ StreamsGroupHeartbeatResponse.FIELDS = (
     FieldInfo("heartbeat_interval_ms", "heartbeatIntervalMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("acceptable_recovery_lag", "acceptableRecoveryLag", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("task_offset_interval_ms", "taskOffsetIntervalMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("status", "status", "[]Status", (0, 32767), (0, 32767), (1, 0), None, False, None, Status),
+    FieldInfo("status", "status", "[]Status", (0, 32767), (0, 32767), (1, 0), None, False, (), Status),
     FieldInfo("active_tasks", "activeTasks", "[]TaskIds", (0, 32767), (0, 32767), (1, 0), None, False, None, TaskIds),
     FieldInfo("standby_tasks", "standbyTasks", "[]TaskIds", (0, 32767), (0, 32767), (1, 0), None, False, None, TaskIds),
     FieldInfo("warmup_tasks", "warmupTasks", "[]TaskIds", (0, 32767), (0, 32767), (1, 0), None, False, None, TaskIds),

@@ -19,11 +19,54 @@ _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 
 
+class LastAssignmentConfig(GeneratedStruct):
+    """The LastAssignmentConfig structure of StreamsGroupMetadataValue."""
+
+    __slots__ = ("key", "value", "unknown_tagged_fields")
+
+    NAME = "LastAssignmentConfig"
+    VALID_VERSIONS = (0, 0)
+
+    key: str
+    value: str
+    unknown_tagged_fields: tuple[tuple[int, bytes], ...]
+
+    def __init__(
+        self,
+        *,
+        key: str = '',
+        value: str = '',
+        unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
+    ) -> None:
+        self.key = key
+        self.value = value
+        self.unknown_tagged_fields = unknown_tagged_fields
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LastAssignmentConfig):
+            return NotImplemented
+        return (
+            self.key == other.key
+            and self.value == other.value
+            and self.unknown_tagged_fields == other.unknown_tagged_fields
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    def __repr__(self) -> str:
+        return (
+            f"LastAssignmentConfig("
+            f"key={self.key!r}, "
+            f"value={self.value!r}, "
+            f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
+        )
+
+
 class StreamsGroupMetadataValue(GeneratedStruct):
     """Kafka's StreamsGroupMetadataValue (coordinator-value, apiKey 17), versions 0, flexible
     versions 0+."""
 
-    __slots__ = ("epoch", "metadata_hash", "validated_topology_epoch", "unknown_tagged_fields")
+    __slots__ = ("epoch", "metadata_hash", "validated_topology_epoch", "last_assignment_configs", "unknown_tagged_fields")
 
     NAME = "StreamsGroupMetadataValue"
     API_KEY: int | None = 17
@@ -34,6 +77,7 @@ class StreamsGroupMetadataValue(GeneratedStruct):
     epoch: int
     metadata_hash: int
     validated_topology_epoch: int
+    last_assignment_configs: list[LastAssignmentConfig] | None
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -42,11 +86,13 @@ class StreamsGroupMetadataValue(GeneratedStruct):
         epoch: int = 0,
         metadata_hash: int = 0,
         validated_topology_epoch: int = -1,
+        last_assignment_configs: list[LastAssignmentConfig] | None = None,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.epoch = epoch
         self.metadata_hash = metadata_hash
         self.validated_topology_epoch = validated_topology_epoch
+        self.last_assignment_configs = [] if last_assignment_configs is None else last_assignment_configs
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -56,6 +102,7 @@ class StreamsGroupMetadataValue(GeneratedStruct):
             self.epoch == other.epoch
             and self.metadata_hash == other.metadata_hash
             and self.validated_topology_epoch == other.validated_topology_epoch
+            and self.last_assignment_configs == other.last_assignment_configs
             and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
@@ -67,9 +114,100 @@ class StreamsGroupMetadataValue(GeneratedStruct):
             f"epoch={self.epoch!r}, "
             f"metadata_hash={self.metadata_hash!r}, "
             f"validated_topology_epoch={self.validated_topology_epoch!r}, "
+            f"last_assignment_configs={self.last_assignment_configs!r}, "
             f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
         )
 
+
+
+# --- LastAssignmentConfig, version 0 ---
+
+def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentConfig, int]:
+    o = LastAssignmentConfig.__new__(LastAssignmentConfig)
+    _f = ""
+    _i = 0
+    size = len(buf)
+    try:
+        _f = "key"
+        key_end = pos + buf[pos]
+        if pos < key_end < pos + 0x80 and key_end <= size:  # the usual case: a short string
+            o.key = buf[pos + 1:key_end].decode()
+            pos = key_end
+        else:
+            o.key, pos = _w.read_compact_string_nn(buf, pos)
+        _f = "value"
+        value_end = pos + buf[pos]
+        if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+            o.value = buf[pos + 1:value_end].decode()
+            pos = value_end
+        else:
+            o.value, pos = _w.read_compact_string_nn(buf, pos)
+        _f = "(tagged fields)"
+        if buf[pos] == 0:
+            pos += 1
+            o.unknown_tagged_fields = ()
+        else:
+            # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+            count = buf[pos]
+            if count < 0x80 and 2 * count < len(buf) - pos:
+                pos += 1
+            else:
+                count, pos = _w.read_tag_count(buf, pos)
+            unknown = []
+            for _ in range(count):
+                if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                    tag = buf[pos]
+                    end = pos + 2 + buf[pos + 1]
+                    pos += 2
+                else:
+                    tag, end, pos = _w.read_tag_header(buf, pos)
+                unknown.append((tag, buf[pos:end]))
+                pos = end
+            o.unknown_tagged_fields = tuple(unknown)
+    except _w.DECODE_FAILURES as e:
+        raise _w.decode_failure(e, _f, _i, pos) from None
+    return o, pos
+
+
+def _write_LastAssignmentConfig_v0(o: LastAssignmentConfig, out: bytearray) -> None:
+    _f = ""
+    try:
+        _f = "key"
+        if o.key is None:
+            raise EncodeError("field key is null but not nullable at this version")
+        data = o.key.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.key)
+        _f = "value"
+        if o.value is None:
+            raise EncodeError("field value is null but not nullable at this version")
+        data = o.value.encode()
+        if len(data) < 0x7F:  # the usual case: a one-byte length
+            out.append(len(data) + 1)
+            out += data
+        else:
+            _w.write_compact_string(out, o.value)
+        _f = "(tagged fields)"
+        if o.unknown_tagged_fields:
+            _w.write_tagged(out, [], o.unknown_tagged_fields)
+        else:
+            out.append(0)
+    except _w.ENCODE_FAILURES as e:
+        raise _w.encode_failure(e, _f) from None
+
+
+def _size_LastAssignmentConfig_v0(o: LastAssignmentConfig) -> int:
+    size = 0
+    size += _w.compact_string_size(o.key)
+    size += _w.compact_string_size(o.value)
+    count = len(o.unknown_tagged_fields)
+    for tag, payload in o.unknown_tagged_fields:
+        size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
+    size += _w.uvarint_size(count)
+    return size
 
 
 # --- StreamsGroupMetadataValue, version 0 ---
@@ -79,6 +217,7 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
     o.validated_topology_epoch = -1
     _f = ""
     _i = 0
+    size = len(buf)
     try:
         _f = "epoch, metadata_hash"
         o.epoch, o.metadata_hash = _unpack_iq(buf, pos)
@@ -108,6 +247,24 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                     pos += 4
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (validated_topology_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
+                elif tag == 1:
+                    _f = "last_assignment_configs[]"
+                    _i = -1  # no element yet: an error in the count names the array itself
+                    last_assignment_configs_n = buf[pos] - 1
+                    if last_assignment_configs_n < 0x7F and last_assignment_configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
+                    if last_assignment_configs_n < 0:
+                        o.last_assignment_configs = None
+                    else:
+                        last_assignment_configs_items: list[LastAssignmentConfig] = []
+                        for _i in range(last_assignment_configs_n):
+                            last_assignment_configs_item, pos = _read_LastAssignmentConfig_v0(buf, pos)
+                            last_assignment_configs_items.append(last_assignment_configs_item)
+                        o.last_assignment_configs = last_assignment_configs_items
+                    if pos != end:
+                        raise DecodeError(f"tagged field 1 (last_assignment_configs) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
                     unknown.append((tag, buf[pos:end]))
                     pos = end
@@ -129,6 +286,21 @@ def _write_StreamsGroupMetadataValue_v0(o: StreamsGroupMetadataValue, out: bytea
             _f = "validated_topology_epoch"
             t += _pack_i(o.validated_topology_epoch)
             tagged.append((0, t))
+        if (o.last_assignment_configs is None or len(o.last_assignment_configs) != 0):
+            t = bytearray()
+            _f = "last_assignment_configs[]"
+            last_assignment_configs_items = o.last_assignment_configs
+            if last_assignment_configs_items is None:
+                _w.write_count(t, None, True)
+            elif len(last_assignment_configs_items) < 32:  # the usual case: a short array with a one-byte count
+                t.append(len(last_assignment_configs_items) + 1)
+                for last_assignment_configs_item in last_assignment_configs_items:
+                    _write_LastAssignmentConfig_v0(last_assignment_configs_item, t)
+            else:
+                _w.write_count(t, len(last_assignment_configs_items), True)
+                for last_assignment_configs_item in last_assignment_configs_items:
+                    _write_LastAssignmentConfig_v0(last_assignment_configs_item, t)
+            tagged.append((1, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
         else:
@@ -145,6 +317,17 @@ def _size_StreamsGroupMetadataValue_v0(o: StreamsGroupMetadataValue) -> int:
         s += 4
         size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
         count += 1
+    if (o.last_assignment_configs is None or len(o.last_assignment_configs) != 0):
+        s = 0
+        last_assignment_configs_items = o.last_assignment_configs
+        if last_assignment_configs_items is None:
+            s += _w.count_size(None, True)
+        else:
+            s += _w.count_size(len(last_assignment_configs_items), True)
+            for last_assignment_configs_item in last_assignment_configs_items:
+                s += _size_LastAssignmentConfig_v0(last_assignment_configs_item)
+        size += _w.uvarint_size(1) + _w.uvarint_size(s) + s
+        count += 1
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
@@ -153,11 +336,20 @@ def _size_StreamsGroupMetadataValue_v0(o: StreamsGroupMetadataValue) -> int:
 
 # --- version tables and field descriptions ---
 
+LastAssignmentConfig._READERS = (_read_LastAssignmentConfig_v0, )
+LastAssignmentConfig._WRITERS = (_write_LastAssignmentConfig_v0, )
+LastAssignmentConfig._SIZERS = (_size_LastAssignmentConfig_v0, )
+LastAssignmentConfig.FIELDS = (
+    FieldInfo("key", "key", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
+    FieldInfo("value", "value", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
+)
 StreamsGroupMetadataValue._READERS = (_read_StreamsGroupMetadataValue_v0, )
 StreamsGroupMetadataValue._WRITERS = (_write_StreamsGroupMetadataValue_v0, )
 StreamsGroupMetadataValue._SIZERS = (_size_StreamsGroupMetadataValue_v0, )
+StreamsGroupMetadataValue._LAZY_DEFAULTS = {"last_assignment_configs": list}
 StreamsGroupMetadataValue.FIELDS = (
     FieldInfo("epoch", "epoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("metadata_hash", "metadataHash", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("validated_topology_epoch", "validatedTopologyEpoch", "int32", (0, 32767), (1, 0), (0, 32767), 0, False, -1),
+    FieldInfo("last_assignment_configs", "lastAssignmentConfigs", "[]LastAssignmentConfig", (0, 32767), (0, 32767), (0, 32767), 1, False, (), LastAssignmentConfig),
 )

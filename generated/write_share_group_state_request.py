@@ -356,8 +356,6 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
 
 
 def _write_PartitionData_v0(o: PartitionData, out: bytearray) -> None:
-    if o.delivery_complete_count != -1:
-        check_unsupported(o, "delivery_complete_count", "0")
     _f = ""
     try:
         _f = "partition, state_epoch, leader_epoch, start_offset"
@@ -929,7 +927,7 @@ PartitionData.FIELDS = (
     FieldInfo("state_epoch", "stateEpoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("start_offset", "startOffset", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("delivery_complete_count", "deliveryCompleteCount", "int32", (1, 32767), (1, 0), (1, 0), None, False, -1),
+    FieldInfo("delivery_complete_count", "deliveryCompleteCount", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),
     FieldInfo("state_batches", "stateBatches", "[]StateBatch", (0, 32767), (1, 0), (1, 0), None, False, (), StateBatch),
 )
 WriteStateData._READERS = (_read_WriteStateData_v0, _read_WriteStateData_v1, )

@@ -35,6 +35,11 @@ from kwire.logs.metadata_log import (
 from kwire.records import Codec, ControlRecordType, EndTransactionMarker
 from tests.paths import KRAFT_361, KRAFT_390
 
+def struct_of(message: str, attr: str):
+    """The generated class of a struct field, found by the field's name."""
+    return next(f.struct for f in MESSAGES[message].FIELDS if f.attr == attr)
+
+
 KAFKA_361_SNAPSHOT = (KRAFT_361 / "__cluster_metadata-0"
                       / "00000000000000007111-0000000001.checkpoint")
 KAFKA_390_LOG = (KRAFT_390 / "__cluster_metadata-0"
@@ -196,7 +201,7 @@ COORDINATOR_VECTORS = [
                  CoordinatorRecord(2, MESSAGES["GroupMetadataKey"](group="grp"), MESSAGES["GroupMetadataValue"](
                      protocol_type="consumer", generation=1, protocol="range", leader="m1",
                      current_state_timestamp=1_700_000_000_000, members=[
-                         MESSAGES["GroupMetadataValue"].FIELDS[-1].struct(
+                         struct_of("GroupMetadataValue", "members")(
                              member_id="m1", group_instance_id=None, client_id="c", client_host="/h",
                              rebalance_timeout=60000, session_timeout=10000, subscription=b"\x01\x02",
                              assignment=b"")]), 3),
@@ -208,7 +213,7 @@ COORDINATOR_VECTORS = [
                                    MESSAGES["TransactionLogValue"](
                                        producer_id=1000, producer_epoch=2, transaction_timeout_ms=60000,
                                        transaction_status=1, transaction_partitions=[
-                                           MESSAGES["TransactionLogValue"].FIELDS[6].struct(
+                                           struct_of("TransactionLogValue", "transaction_partitions")(
                                                topic="t", partition_ids=[0, 1])],
                                        transaction_last_update_timestamp_ms=1_700_000_000_000,
                                        transaction_start_timestamp_ms=1_700_000_000_000), 0),
@@ -221,7 +226,7 @@ COORDINATOR_VECTORS = [
                                    MESSAGES["TransactionLogValue"](
                                        producer_id=1000, previous_producer_id=999, producer_epoch=2,
                                        transaction_timeout_ms=60000, transaction_status=1, transaction_partitions=[
-                                           MESSAGES["TransactionLogValue"].FIELDS[6].struct(
+                                           struct_of("TransactionLogValue", "transaction_partitions")(
                                                topic="t", partition_ids=[0, 1])],
                                        transaction_last_update_timestamp_ms=1_700_000_000_000,
                                        transaction_start_timestamp_ms=1_700_000_000_000,
