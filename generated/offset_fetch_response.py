@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class OffsetFetchResponsePartition(GeneratedStruct):
-    """One entry per partition."""
+    """Offsets of the topic's partitions."""
 
     __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
 
@@ -83,7 +83,7 @@ class OffsetFetchResponsePartition(GeneratedStruct):
 
 
 class OffsetFetchResponseTopic(GeneratedStruct):
-    """One entry per topic."""
+    """Offsets by topic for the single group of a v1-v7 request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
@@ -126,7 +126,7 @@ class OffsetFetchResponseTopic(GeneratedStruct):
 
 
 class OffsetFetchResponsePartitions(GeneratedStruct):
-    """One entry per partition."""
+    """Offsets of the topic's partitions."""
 
     __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
 
@@ -184,7 +184,7 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
 
 
 class OffsetFetchResponseTopics(GeneratedStruct):
-    """One entry per topic."""
+    """Offsets of the group, by topic."""
 
     __slots__ = ("name", "topic_id", "partitions", "unknown_tagged_fields")
 
@@ -232,7 +232,7 @@ class OffsetFetchResponseTopics(GeneratedStruct):
 
 
 class OffsetFetchResponseGroup(GeneratedStruct):
-    """One entry per group."""
+    """Offsets for each group of a v8+ request."""
 
     __slots__ = ("group_id", "topics", "error_code", "unknown_tagged_fields")
 
