@@ -23,7 +23,7 @@ _iter_qqbhB = struct.Struct(">qqbhB").iter_unpack
 
 
 class StateBatch(GeneratedStruct):
-    """Delivery state of ranges of offsets."""
+    """Ranges of offsets from StartOffset on whose delivery state is not plain available."""
 
     __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_h = struct.Struct(">h").pack
 
 
 class StopReplicaPartitionError(GeneratedStruct):
-    """Outcome per partition."""
+    """Outcome for each partition of the request."""
 
     __slots__ = ("topic_name", "partition_index", "error_code", "unknown_tagged_fields")
 

@@ -310,7 +310,8 @@ class TopicInfo(GeneratedStruct):
 
 
 class Subtopology(GeneratedStruct):
-    """Independent parts of the topology, or null."""
+    """Independent parts of the topology, each processing its own input partitions; null when not
+    known."""
 
     __slots__ = ("subtopology_id", "source_topics", "repartition_sink_topics", "state_changelog_topics", "repartition_source_topics", "unknown_tagged_fields")
 
