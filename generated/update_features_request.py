@@ -24,7 +24,7 @@ _pack_o = struct.Struct(">?").pack
 
 
 class FeatureUpdateKey(GeneratedStruct):
-    """Requested changes."""
+    """Changes to make, one per feature."""
 
     __slots__ = ("feature", "max_version_level", "allow_downgrade", "upgrade_type", "unknown_tagged_fields")
 
