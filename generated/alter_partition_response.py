@@ -95,7 +95,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Results grouped by topic."""
+    """Results grouped by topic, one entry per topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 

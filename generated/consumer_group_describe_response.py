@@ -113,7 +113,7 @@ class Assignment(GeneratedStruct):
 
 
 class Member(GeneratedStruct):
-    """Members of the group."""
+    """Members of the group, with their subscriptions and assignments."""
 
     __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment", "member_type", "unknown_tagged_fields")
 

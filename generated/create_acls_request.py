@@ -20,7 +20,7 @@ _pack_bb = struct.Struct(">bb").pack
 
 
 class AclCreation(GeneratedStruct):
-    """ACL bindings to create."""
+    """ACL bindings to create, one entry each."""
 
     __slots__ = ("resource_type", "resource_name", "resource_pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 

@@ -70,7 +70,7 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
 
 
 class DeleteRecordsTopicResult(GeneratedStruct):
-    """Results by topic."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

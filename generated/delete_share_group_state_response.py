@@ -67,7 +67,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class DeleteStateResult(GeneratedStruct):
-    """Results by topic."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

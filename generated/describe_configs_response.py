@@ -72,7 +72,7 @@ class DescribeConfigsSynonym(GeneratedStruct):
 
 
 class DescribeConfigsResourceResult(GeneratedStruct):
-    """The resource's configs."""
+    """The resource's configs, one entry per key reported."""
 
     __slots__ = ("name", "value", "read_only", "config_source", "is_default", "is_sensitive", "synonyms", "config_type", "documentation", "unknown_tagged_fields")
 

@@ -65,7 +65,7 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
 
 
 class DescribedDelegationToken(GeneratedStruct):
-    """Matching tokens."""
+    """The tokens matching the request that the caller may see."""
 
     __slots__ = ("principal_type", "principal_name", "token_requester_principal_type", "token_requester_principal_name", "issue_timestamp", "expiry_timestamp", "max_timestamp", "token_id", "hmac", "renewers", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_i = struct.Struct(">i").pack
 
 
 class DescribedGroupMember(GeneratedStruct):
-    """Members of the group."""
+    """Members of the group; empty when the group is Dead."""
 
     __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "member_metadata", "member_assignment", "unknown_tagged_fields")
 

@@ -139,7 +139,7 @@ class PartitionResponse(GeneratedStruct):
 
 
 class TopicResponse(GeneratedStruct):
-    """Results by topic."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

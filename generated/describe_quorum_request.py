@@ -19,7 +19,7 @@ _iter_iB = struct.Struct(">iB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions of that topic."""
+    """Partitions of the Raft topic to describe."""
 
     __slots__ = ("partition_index", "unknown_tagged_fields")
 

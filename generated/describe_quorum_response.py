@@ -93,7 +93,7 @@ class ReplicaState(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Quorum state per partition."""
+    """Quorum state of each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "leader_id", "leader_epoch", "high_watermark", "current_voters", "observers", "unknown_tagged_fields")
 
@@ -166,7 +166,7 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Quorum state per topic."""
+    """Quorum state by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
@@ -209,7 +209,7 @@ class TopicData(GeneratedStruct):
 
 
 class Listener(GeneratedStruct):
-    """Listeners of the node."""
+    """Endpoints of the node, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 

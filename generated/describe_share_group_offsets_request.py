@@ -61,7 +61,7 @@ class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsRequestGroup(GeneratedStruct):
-    """Share groups to describe."""
+    """Share groups whose start offsets to report."""
 
     __slots__ = ("group_id", "topics", "unknown_tagged_fields")
 

@@ -25,7 +25,7 @@ _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
-    """Result per partition."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "start_offset", "leader_epoch", "lag", "error_code", "error_message", "unknown_tagged_fields")
 
@@ -88,7 +88,7 @@ class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the group."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 
@@ -136,7 +136,7 @@ class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsResponseGroup(GeneratedStruct):
-    """Result per group."""
+    """Result for each share group of the request."""
 
     __slots__ = ("group_id", "topics", "error_code", "error_message", "unknown_tagged_fields")
 

@@ -183,7 +183,7 @@ class PartitionSnapshot(GeneratedStruct):
 
 
 class TopicSnapshot(GeneratedStruct):
-    """Results by Raft topic."""
+    """Results by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -68,7 +68,7 @@ class AlterableConfig(GeneratedStruct):
 
 
 class AlterConfigsResource(GeneratedStruct):
-    """Resources whose configs change."""
+    """Resources whose configs change, one entry each."""
 
     __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
 

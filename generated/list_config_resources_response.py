@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class ConfigResource(GeneratedStruct):
-    """The resources found."""
+    """The config resources found, one entry each."""
 
     __slots__ = ("resource_name", "resource_type", "unknown_tagged_fields")
 

@@ -20,7 +20,7 @@ _pack_ih = struct.Struct(">ih").pack
 
 
 class TransactionState(GeneratedStruct):
-    """The transactions found."""
+    """The transactions found, one entry each."""
 
     __slots__ = ("transactional_id", "producer_id", "transaction_state", "unknown_tagged_fields")
 

@@ -64,7 +64,7 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
 
 
 class OffsetDeleteResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -75,7 +75,7 @@ class EpochEndOffset(GeneratedStruct):
 
 
 class OffsetForLeaderTopicResult(GeneratedStruct):
-    """Answer per topic."""
+    """Answer for each topic of the request."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 

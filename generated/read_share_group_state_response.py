@@ -140,7 +140,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReadStateResult(GeneratedStruct):
-    """State per topic."""
+    """State of the requested share-partitions, by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

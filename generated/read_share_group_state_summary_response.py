@@ -91,7 +91,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReadStateSummaryResult(GeneratedStruct):
-    """Summary per topic."""
+    """Share-partition state summaries by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

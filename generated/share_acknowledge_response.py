@@ -119,7 +119,7 @@ class PartitionData(GeneratedStruct):
 
 
 class ShareAcknowledgeTopicResponse(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

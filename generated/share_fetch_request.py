@@ -77,7 +77,7 @@ class AcknowledgementBatch(GeneratedStruct):
 
 
 class FetchPartition(GeneratedStruct):
-    """Partitions of this topic."""
+    """Partitions of this topic to fetch from or acknowledge."""
 
     __slots__ = ("partition_index", "acknowledgement_batches", "unknown_tagged_fields")
 

@@ -193,7 +193,7 @@ class PartitionData(GeneratedStruct):
 
 
 class ShareFetchableTopicResponse(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

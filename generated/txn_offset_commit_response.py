@@ -65,7 +65,7 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
 
 
 class TxnOffsetCommitResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 

@@ -67,7 +67,7 @@ class PartitionResult(GeneratedStruct):
 
 
 class WriteStateResult(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

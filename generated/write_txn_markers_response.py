@@ -64,7 +64,7 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
 
 
 class WritableTxnMarkerTopicResult(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic the marker went to."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
