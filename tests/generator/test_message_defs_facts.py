@@ -356,6 +356,42 @@ def test_about_texts_are_not_upstream_copies(path: Path):
     assert not copied, f"{path.name} repeats upstream about texts:\n" + "\n".join(copied)
 
 
+#: Fewest words an about text may have. Four-word texts such as "Name of the topic." or "Broker
+#: epoch." name a field without saying what it is for; five words leave room for that.
+MIN_ABOUT_WORDS = 5
+#: (message, field path) -> why its shorter about text is complete anyway. Empty: none is needed.
+SHORT_ABOUTS_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def thin_about_texts(definition: dict) -> list[str]:
+    """Fields whose about text is shorter than MIN_ABOUT_WORDS words and not allowed by name."""
+    return [f"{path}: {text!r}" for path, text in about_texts(definition)
+            if len(text.split()) < MIN_ABOUT_WORDS
+            and (definition.get("name"), path) not in SHORT_ABOUTS_ALLOWED]
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_about_texts_say_what_the_field_is_for(path: Path):
+    definition = load_definition(path)
+    missing = [path_ for path_, text in about_texts(definition) if not text.strip()]
+    assert not missing, f"{path.name}: empty about texts: {missing}"
+    thin = thin_about_texts(definition)
+    assert not thin, f"{path.name}: about texts under {MIN_ABOUT_WORDS} words:\n" + "\n".join(thin)
+
+
+def test_every_short_about_allowed_is_still_there():
+    texts = {(load_definition(p)["name"], path) for p in OUR_FILES for path, _ in about_texts(load_definition(p))}
+    assert set(SHORT_ABOUTS_ALLOWED) <= texts
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_definition_opens_with_a_comment(path: Path):
+    """Each file says in a // comment, before its fields, what the message is and what each version changed."""
+    head = path.read_text(encoding="utf-8").split('"fields"', 1)[0]
+    comments = [line.strip() for line in head.splitlines() if line.strip().startswith("//")]
+    assert comments, f"{path.name} has no header comment"
+
+
 # ---------------------------------------------------------------- the checker itself
 
 def test_comment_stripper_keeps_comment_markers_inside_strings():
@@ -438,6 +474,21 @@ def test_copy_check_ignores_case_spacing_and_final_period_only():
     for field in fields:
         field["about"] = "Reworded: " + field["about"]
     assert copied_about_texts(ours, _upstream_sample()) == []
+
+
+def test_thin_check_counts_words_and_honours_the_allow_list():
+    definition = {"name": "M", "fields": [
+        {"name": "BrokerEpoch", "type": "int64", "about": "Broker epoch."},
+        {"name": "Topics", "type": "[]T", "about": "Topics whose partitions are moved.", "fields": [
+            {"name": "Name", "type": "string", "about": "  Name   of the topic.  "}]}]}
+    assert [item.split(":")[0] for item in thin_about_texts(definition)] == ["BrokerEpoch", "Topics.Name"]
+    definition["fields"][0]["about"] = "Registration epoch of the sending broker."
+    assert [item.split(":")[0] for item in thin_about_texts(definition)] == ["Topics.Name"]
+    SHORT_ABOUTS_ALLOWED[("M", "Topics.Name")] = "test"
+    try:
+        assert thin_about_texts(definition) == []
+    finally:
+        del SHORT_ABOUTS_ALLOWED[("M", "Topics.Name")]
 
 
 def test_readme_names_the_source_of_every_definition():
