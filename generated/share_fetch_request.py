@@ -163,7 +163,7 @@ class FetchTopic(GeneratedStruct):
 
 
 class ForgottenTopic(GeneratedStruct):
-    """Partitions to drop from the share session."""
+    """Partitions the share session should stop fetching from."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 

@@ -166,7 +166,8 @@ class CopartitionGroup(GeneratedStruct):
 
 
 class Subtopology(GeneratedStruct):
-    """The subtopologies of the Streams application."""
+    """Independent parts of the Streams application's topology, each processing its own input
+    partitions."""
 
     __slots__ = ("subtopology_id", "source_topics", "source_topic_regex", "state_changelog_topics", "repartition_sink_topics", "repartition_source_topics", "copartition_groups", "unknown_tagged_fields")
 

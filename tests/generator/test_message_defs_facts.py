@@ -327,8 +327,12 @@ def about_texts(definition: dict) -> list[tuple[str, str]]:
 
 
 def normalised_about(text: str) -> str:
-    """An about text as compared for copying: case, spacing and one final period do not count."""
-    return re.sub(r"\s+", " ", text).strip().lower().removesuffix(".").strip()
+    """An about text as compared for copying: case, spacing, punctuation (hyphens, a final period)
+    and a leading article do not count, so "The sub-topologies." repeats "Subtopologies"."""
+    words = re.sub(r"[^a-z0-9_\s]", "", text.lower()).split()
+    if words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words)
 
 
 def copied_about_texts(ours: dict, theirs: dict) -> list[str]:
@@ -465,11 +469,11 @@ def _every_field(fields: list[dict]):
         yield from _every_field(field.get("fields", []))
 
 
-def test_copy_check_ignores_case_spacing_and_final_period_only():
+def test_copy_check_ignores_case_spacing_punctuation_and_a_leading_article():
     ours = _upstream_sample()
     fields = list(_every_field(ours["fields"]))
     for field in fields:
-        field["about"] = "  " + field["about"].upper().rstrip(".") + " "
+        field["about"] = "  " + field["about"].upper().rstrip(".").removeprefix("THE ") + " "
     assert len(copied_about_texts(ours, _upstream_sample())) == len(fields)
     for field in fields:
         field["about"] = "Reworded: " + field["about"]
