@@ -13,12 +13,12 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_qho = struct.Struct(">qh?").unpack_from
-_pack_qho = struct.Struct(">qh?").pack
 _unpack_qh = struct.Struct(">qh").unpack_from
 _pack_qh = struct.Struct(">qh").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
+_unpack_qho = struct.Struct(">qh?").unpack_from
+_pack_qho = struct.Struct(">qh?").pack
 
 
 class AddPartitionsToTxnTopic(GeneratedStruct):

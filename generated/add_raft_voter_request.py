@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_H = struct.Struct(">H").unpack_from
-_pack_H = struct.Struct(">H").pack
 _unpack_ii = struct.Struct(">ii").unpack_from
 _pack_ii = struct.Struct(">ii").pack
+_unpack_H = struct.Struct(">H").unpack_from
+_pack_H = struct.Struct(">H").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")

@@ -15,10 +15,10 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
-_unpack_io = struct.Struct(">i?").unpack_from
-_pack_io = struct.Struct(">i?").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
+_unpack_io = struct.Struct(">i?").unpack_from
+_pack_io = struct.Struct(">i?").pack
 
 
 class ReassignablePartition(GeneratedStruct):

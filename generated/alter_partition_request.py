@@ -17,13 +17,13 @@ _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
 _unpack_ii = struct.Struct(">ii").unpack_from
 _pack_ii = struct.Struct(">ii").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_bi = struct.Struct(">bi").unpack_from
 _pack_bi = struct.Struct(">bi").pack
 _iter_iqB = struct.Struct(">iqB").iter_unpack
-_unpack_array_i = _w.UNPACK_ARRAY["i"]
-_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,16 +13,16 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_ih = struct.Struct(">ih").unpack_from
+_pack_ih = struct.Struct(">ih").pack
 _unpack_ihii = struct.Struct(">ihii").unpack_from
 _pack_ihii = struct.Struct(">ihii").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_bi = struct.Struct(">bi").unpack_from
 _pack_bi = struct.Struct(">bi").pack
-_unpack_ih = struct.Struct(">ih").unpack_from
-_pack_ih = struct.Struct(">ih").pack
-_unpack_array_i = _w.UNPACK_ARRAY["i"]
-_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,20 +13,20 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_hhh = struct.Struct(">hhh").unpack_from
-_pack_hhh = struct.Struct(">hhh").pack
-_unpack_hh = struct.Struct(">hh").unpack_from
-_pack_hh = struct.Struct(">hh").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
+_unpack_hhh = struct.Struct(">hhh").unpack_from
+_pack_hhh = struct.Struct(">hhh").pack
+_iter_hhh = struct.Struct(">hhh").iter_unpack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_iter_hhhB = struct.Struct(">hhhB").iter_unpack
+_unpack_hh = struct.Struct(">hh").unpack_from
+_pack_hh = struct.Struct(">hh").pack
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
-_iter_hhh = struct.Struct(">hhh").iter_unpack
-_iter_hhhB = struct.Struct(">hhhB").iter_unpack
 
 
 class ApiVersion(GeneratedStruct):

@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _iter_iB = struct.Struct(">iB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 

@@ -15,9 +15,9 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
+_iter_iq = struct.Struct(">iq").iter_unpack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
-_iter_iq = struct.Struct(">iq").iter_unpack
 _iter_iqB = struct.Struct(">iqB").iter_unpack
 
 

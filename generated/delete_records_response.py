@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_iqh = struct.Struct(">iqh").unpack_from
-_pack_iqh = struct.Struct(">iqh").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_iqh = struct.Struct(">iqh").unpack_from
+_pack_iqh = struct.Struct(">iqh").pack
 _iter_iqh = struct.Struct(">iqh").iter_unpack
 _iter_iqhB = struct.Struct(">iqhB").iter_unpack
 

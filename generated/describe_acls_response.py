@@ -13,12 +13,12 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_bb = struct.Struct(">bb").unpack_from
-_pack_bb = struct.Struct(">bb").pack
-_unpack_b = struct.Struct(">b").unpack_from
-_pack_b = struct.Struct(">b").pack
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
+_unpack_b = struct.Struct(">b").unpack_from
+_pack_b = struct.Struct(">b").pack
+_unpack_bb = struct.Struct(">bb").unpack_from
+_pack_bb = struct.Struct(">bb").pack
 
 
 class AclDescription(GeneratedStruct):

@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
 _unpack_obo = struct.Struct(">?b?").unpack_from
 _pack_obo = struct.Struct(">?b?").pack
-_unpack_h = struct.Struct(">h").unpack_from
-_pack_h = struct.Struct(">h").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 
 
 class DescribeConfigsSynonym(GeneratedStruct):

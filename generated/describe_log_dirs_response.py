@@ -13,20 +13,20 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_iqqo = struct.Struct(">iqq?").unpack_from
-_pack_iqqo = struct.Struct(">iqq?").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
+_unpack_iqqo = struct.Struct(">iqq?").unpack_from
+_pack_iqqo = struct.Struct(">iqq?").pack
+_iter_iqqo = struct.Struct(">iqq?").iter_unpack
+_iter_iqqoB = struct.Struct(">iqq?B").iter_unpack
+_unpack_ih = struct.Struct(">ih").unpack_from
+_pack_ih = struct.Struct(">ih").pack
 _unpack_qq = struct.Struct(">qq").unpack_from
 _pack_qq = struct.Struct(">qq").pack
 _unpack_qqo = struct.Struct(">qq?").unpack_from
 _pack_qqo = struct.Struct(">qq?").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
-_unpack_ih = struct.Struct(">ih").unpack_from
-_pack_ih = struct.Struct(">ih").pack
-_iter_iqqo = struct.Struct(">iqq?").iter_unpack
-_iter_iqqoB = struct.Struct(">iqq?B").iter_unpack
 
 
 class DescribeLogDirsPartition(GeneratedStruct):

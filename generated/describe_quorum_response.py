@@ -13,24 +13,24 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_ihiiq = struct.Struct(">ihiiq").unpack_from
+_pack_ihiiq = struct.Struct(">ihiiq").pack
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
 _unpack_iqqq = struct.Struct(">iqqq").unpack_from
 _pack_iqqq = struct.Struct(">iqqq").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
-_unpack_qqq = struct.Struct(">qqq").unpack_from
-_pack_qqq = struct.Struct(">qqq").pack
-_unpack_ihiiq = struct.Struct(">ihiiq").unpack_from
-_pack_ihiiq = struct.Struct(">ihiiq").pack
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
 _unpack_iiq = struct.Struct(">iiq").unpack_from
 _pack_iiq = struct.Struct(">iiq").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
+_unpack_qqq = struct.Struct(">qqq").unpack_from
+_pack_qqq = struct.Struct(">qqq").pack
 _unpack_H = struct.Struct(">H").unpack_from
 _pack_H = struct.Struct(">H").pack
-_unpack_h = struct.Struct(">h").unpack_from
-_pack_h = struct.Struct(">h").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

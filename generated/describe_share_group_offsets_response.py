@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_iqih = struct.Struct(">iqih").unpack_from
-_pack_iqih = struct.Struct(">iqih").pack
-_unpack_iqiqh = struct.Struct(">iqiqh").unpack_from
-_pack_iqiqh = struct.Struct(">iqiqh").pack
-_unpack_h = struct.Struct(">h").unpack_from
-_pack_h = struct.Struct(">h").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_iqih = struct.Struct(">iqih").unpack_from
+_pack_iqih = struct.Struct(">iqih").pack
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_iqiqh = struct.Struct(">iqiqh").unpack_from
+_pack_iqiqh = struct.Struct(">iqiqh").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,12 +13,12 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
 _unpack_iqqh = struct.Struct(">iqqh").unpack_from
 _pack_iqqh = struct.Struct(">iqqh").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
 

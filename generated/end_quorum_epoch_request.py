@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 _unpack_iii = struct.Struct(">iii").unpack_from
 _pack_iii = struct.Struct(">iii").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_H = struct.Struct(">H").unpack_from
 _pack_H = struct.Struct(">H").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")

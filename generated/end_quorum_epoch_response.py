@@ -13,16 +13,16 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
 _unpack_ihii = struct.Struct(">ihii").unpack_from
 _pack_ihii = struct.Struct(">ihii").pack
+_iter_ihii = struct.Struct(">ihii").iter_unpack
+_iter_ihiiB = struct.Struct(">ihiiB").iter_unpack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_H = struct.Struct(">H").unpack_from
 _pack_H = struct.Struct(">H").pack
-_unpack_h = struct.Struct(">h").unpack_from
-_pack_h = struct.Struct(">h").pack
-_iter_ihii = struct.Struct(">ihii").iter_unpack
-_iter_ihiiB = struct.Struct(">ihiiB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):

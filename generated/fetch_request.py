@@ -13,26 +13,26 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_iq = struct.Struct(">iq").unpack_from
-_pack_iq = struct.Struct(">iq").pack
+_unpack_iiiib = struct.Struct(">iiiib").unpack_from
+_pack_iiiib = struct.Struct(">iiiib").pack
 _unpack_iqi = struct.Struct(">iqi").unpack_from
 _pack_iqi = struct.Struct(">iqi").pack
 _unpack_iqqi = struct.Struct(">iqqi").unpack_from
 _pack_iqqi = struct.Struct(">iqqi").pack
+_unpack_iiiibii = struct.Struct(">iiiibii").unpack_from
+_pack_iiiibii = struct.Struct(">iiiibii").pack
 _unpack_iiqqi = struct.Struct(">iiqqi").unpack_from
 _pack_iiqqi = struct.Struct(">iiqqi").pack
 _unpack_iiqiqi = struct.Struct(">iiqiqi").unpack_from
 _pack_iiqiqi = struct.Struct(">iiqiqi").pack
-_unpack_q = struct.Struct(">q").unpack_from
-_pack_q = struct.Struct(">q").pack
-_unpack_iiiib = struct.Struct(">iiiib").unpack_from
-_pack_iiiib = struct.Struct(">iiiib").pack
-_unpack_iiiibii = struct.Struct(">iiiibii").unpack_from
-_pack_iiiibii = struct.Struct(">iiiibii").pack
-_unpack_iiibii = struct.Struct(">iiibii").unpack_from
-_pack_iiibii = struct.Struct(">iiibii").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
+_unpack_iiibii = struct.Struct(">iiibii").unpack_from
+_pack_iiibii = struct.Struct(">iiibii").pack
+_unpack_iq = struct.Struct(">iq").unpack_from
+_pack_iq = struct.Struct(">iq").pack
+_unpack_q = struct.Struct(">q").unpack_from
+_pack_q = struct.Struct(">q").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -14,24 +14,24 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 from kwire.records.reader import RecordsView
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
+_unpack_ihqq = struct.Struct(">ihqq").unpack_from
+_pack_ihqq = struct.Struct(">ihqq").pack
+_unpack_qq = struct.Struct(">qq").unpack_from
+_pack_qq = struct.Struct(">qq").pack
+_iter_qq = struct.Struct(">qq").iter_unpack
+_unpack_ihqqq = struct.Struct(">ihqqq").unpack_from
+_pack_ihqqq = struct.Struct(">ihqqq").pack
+_unpack_ihi = struct.Struct(">ihi").unpack_from
+_pack_ihi = struct.Struct(">ihi").pack
+_iter_qqB = struct.Struct(">qqB").iter_unpack
 _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
 _unpack_ii = struct.Struct(">ii").unpack_from
 _pack_ii = struct.Struct(">ii").pack
 _unpack_qi = struct.Struct(">qi").unpack_from
 _pack_qi = struct.Struct(">qi").pack
-_unpack_qq = struct.Struct(">qq").unpack_from
-_pack_qq = struct.Struct(">qq").pack
-_unpack_ihqq = struct.Struct(">ihqq").unpack_from
-_pack_ihqq = struct.Struct(">ihqq").pack
-_unpack_ihqqq = struct.Struct(">ihqqq").unpack_from
-_pack_ihqqq = struct.Struct(">ihqqq").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
-_unpack_ihi = struct.Struct(">ihi").unpack_from
-_pack_ihi = struct.Struct(">ihi").pack
-_iter_qq = struct.Struct(">qq").iter_unpack
-_iter_qqB = struct.Struct(">qqB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

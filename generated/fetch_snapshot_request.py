@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_qi = struct.Struct(">qi").unpack_from
-_pack_qi = struct.Struct(">qi").pack
 _unpack_ii = struct.Struct(">ii").unpack_from
 _pack_ii = struct.Struct(">ii").pack
+_unpack_qi = struct.Struct(">qi").unpack_from
+_pack_qi = struct.Struct(">qi").pack
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")

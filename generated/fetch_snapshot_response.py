@@ -14,14 +14,14 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 from kwire.records.reader import RecordsView
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_qi = struct.Struct(">qi").unpack_from
-_pack_qi = struct.Struct(">qi").pack
-_unpack_ii = struct.Struct(">ii").unpack_from
-_pack_ii = struct.Struct(">ii").pack
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
+_unpack_qi = struct.Struct(">qi").unpack_from
+_pack_qi = struct.Struct(">qi").pack
 _unpack_qq = struct.Struct(">qq").unpack_from
 _pack_qq = struct.Struct(">qq").pack
+_unpack_ii = struct.Struct(">ii").unpack_from
+_pack_ii = struct.Struct(">ii").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_H = struct.Struct(">H").unpack_from

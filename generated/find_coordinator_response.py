@@ -13,12 +13,12 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_hi = struct.Struct(">hi").unpack_from
+_pack_hi = struct.Struct(">hi").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
-_unpack_hi = struct.Struct(">hi").unpack_from
-_pack_hi = struct.Struct(">hi").pack
 
 
 class Coordinator(GeneratedStruct):

@@ -17,10 +17,10 @@ _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
-_unpack_iio = struct.Struct(">ii?").unpack_from
-_pack_iio = struct.Struct(">ii?").pack
 _unpack_array_b = _w.UNPACK_ARRAY["b"]
 _pack_array_b = _w.PACK_ARRAY["b"]
+_unpack_iio = struct.Struct(">ii?").unpack_from
+_pack_iio = struct.Struct(">ii?").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,24 +13,24 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_ii = struct.Struct(">ii").unpack_from
+_pack_ii = struct.Struct(">ii").pack
 _unpack_iiii = struct.Struct(">iiii").unpack_from
 _pack_iiii = struct.Struct(">iiii").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
-_unpack_ob = struct.Struct(">?b").unpack_from
-_pack_ob = struct.Struct(">?b").pack
-_unpack_ii = struct.Struct(">ii").unpack_from
-_pack_ii = struct.Struct(">ii").pack
 _unpack_iiq = struct.Struct(">iiq").unpack_from
 _pack_iiq = struct.Struct(">iiq").pack
-_unpack_iiqb = struct.Struct(">iiqb").unpack_from
-_pack_iiqb = struct.Struct(">iiqb").pack
-_unpack_ioiqb = struct.Struct(">i?iqb").unpack_from
-_pack_ioiqb = struct.Struct(">i?iqb").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
+_unpack_iiqb = struct.Struct(">iiqb").unpack_from
+_pack_iiqb = struct.Struct(">iiqb").pack
+_unpack_ob = struct.Struct(">?b").unpack_from
+_pack_ob = struct.Struct(">?b").pack
+_unpack_ioiqb = struct.Struct(">i?iqb").unpack_from
+_pack_ioiqb = struct.Struct(">i?iqb").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_iq = struct.Struct(">iq").unpack_from
-_pack_iq = struct.Struct(">iq").pack
-_unpack_iiq = struct.Struct(">iiq").unpack_from
-_pack_iiq = struct.Struct(">iiq").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_iq = struct.Struct(">iq").unpack_from
+_pack_iq = struct.Struct(">iq").pack
 _unpack_ib = struct.Struct(">ib").unpack_from
 _pack_ib = struct.Struct(">ib").pack
+_unpack_iiq = struct.Struct(">iiq").unpack_from
+_pack_iiq = struct.Struct(">iiq").pack
 
 
 class ListOffsetsPartition(GeneratedStruct):

@@ -15,10 +15,10 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ihqq = struct.Struct(">ihqq").unpack_from
 _pack_ihqq = struct.Struct(">ihqq").pack
-_unpack_ihqqi = struct.Struct(">ihqqi").unpack_from
-_pack_ihqqi = struct.Struct(">ihqqi").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_ihqqi = struct.Struct(">ihqqi").unpack_from
+_pack_ihqqi = struct.Struct(">ihqqi").pack
 
 
 class ListOffsetsPartitionResponse(GeneratedStruct):

@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_q = struct.Struct(">q").unpack_from
-_pack_q = struct.Struct(">q").pack
 _unpack_array_q = _w.UNPACK_ARRAY["q"]
 _pack_array_q = _w.PACK_ARRAY["q"]
+_unpack_q = struct.Struct(">q").unpack_from
+_pack_q = struct.Struct(">q").pack
 
 
 class ListTransactionsRequest(GeneratedStruct):

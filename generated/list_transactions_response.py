@@ -13,10 +13,10 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_q = struct.Struct(">q").unpack_from
-_pack_q = struct.Struct(">q").pack
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
+_unpack_q = struct.Struct(">q").unpack_from
+_pack_q = struct.Struct(">q").pack
 
 
 class TransactionState(GeneratedStruct):

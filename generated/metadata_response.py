@@ -15,14 +15,14 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
-_unpack_hii = struct.Struct(">hii").unpack_from
-_pack_hii = struct.Struct(">hii").pack
-_unpack_hiii = struct.Struct(">hiii").unpack_from
-_pack_hiii = struct.Struct(">hiii").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
+_unpack_hii = struct.Struct(">hii").unpack_from
+_pack_hii = struct.Struct(">hii").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
+_unpack_hiii = struct.Struct(">hiii").unpack_from
+_pack_hiii = struct.Struct(">hiii").pack
 _unpack_array_i = _w.UNPACK_ARRAY["i"]
 _pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")

@@ -15,9 +15,9 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_ih = struct.Struct(">ih").unpack_from
 _pack_ih = struct.Struct(">ih").pack
+_iter_ih = struct.Struct(">ih").iter_unpack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
-_iter_ih = struct.Struct(">ih").iter_unpack
 _iter_ihB = struct.Struct(">ihB").iter_unpack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 

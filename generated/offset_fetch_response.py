@@ -17,10 +17,10 @@ _unpack_iq = struct.Struct(">iq").unpack_from
 _pack_iq = struct.Struct(">iq").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
-_unpack_iqi = struct.Struct(">iqi").unpack_from
-_pack_iqi = struct.Struct(">iqi").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_iqi = struct.Struct(">iqi").unpack_from
+_pack_iqi = struct.Struct(">iqi").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

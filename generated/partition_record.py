@@ -15,12 +15,12 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _unpack_iii = struct.Struct(">iii").unpack_from
 _pack_iii = struct.Struct(">iii").pack
 _unpack_b = struct.Struct(">b").unpack_from
 _pack_b = struct.Struct(">b").pack
-_unpack_array_i = _w.UNPACK_ARRAY["i"]
-_pack_array_i = _w.PACK_ARRAY["i"]
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -14,10 +14,10 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsu
 from kwire.records.reader import RecordsView
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 _unpack_hi = struct.Struct(">hi").unpack_from
 _pack_hi = struct.Struct(">hi").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
-_unpack_ii = struct.Struct(">ii").unpack_from
-_pack_ii = struct.Struct(">ii").pack
 _unpack_ihqq = struct.Struct(">ihqq").unpack_from
 _pack_ihqq = struct.Struct(">ihqq").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_ihqqq = struct.Struct(">ihqqq").unpack_from
 _pack_ihqqq = struct.Struct(">ihqqq").pack
+_unpack_ii = struct.Struct(">ii").unpack_from
+_pack_ii = struct.Struct(">ii").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
-_unpack_Hh = struct.Struct(">Hh").unpack_from
-_pack_Hh = struct.Struct(">Hh").pack
-_unpack_hh = struct.Struct(">hh").unpack_from
-_pack_hh = struct.Struct(">hh").pack
 _unpack_i = struct.Struct(">i").unpack_from
 _pack_i = struct.Struct(">i").pack
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
+_unpack_Hh = struct.Struct(">Hh").unpack_from
+_pack_Hh = struct.Struct(">Hh").pack
+_unpack_hh = struct.Struct(">hh").unpack_from
+_pack_hh = struct.Struct(">hh").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
 _unpack_oo = struct.Struct(">??").unpack_from

@@ -17,12 +17,12 @@ _unpack_qhib = struct.Struct(">qhib").unpack_from
 _pack_qhib = struct.Struct(">qhib").pack
 _unpack_qq = struct.Struct(">qq").unpack_from
 _pack_qq = struct.Struct(">qq").pack
+_unpack_array_i = _w.UNPACK_ARRAY["i"]
+_pack_array_i = _w.PACK_ARRAY["i"]
 _unpack_q = struct.Struct(">q").unpack_from
 _pack_q = struct.Struct(">q").pack
 _unpack_h = struct.Struct(">h").unpack_from
 _pack_h = struct.Struct(">h").pack
-_unpack_array_i = _w.UNPACK_ARRAY["i"]
-_pack_array_i = _w.PACK_ARRAY["i"]
 
 
 class PartitionsSchema(GeneratedStruct):

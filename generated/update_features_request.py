@@ -13,12 +13,12 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_ho = struct.Struct(">h?").unpack_from
 _pack_ho = struct.Struct(">h?").pack
 _unpack_hb = struct.Struct(">hb").unpack_from
 _pack_hb = struct.Struct(">hb").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
 _unpack_o = struct.Struct(">?").unpack_from
 _pack_o = struct.Struct(">?").pack
 

@@ -13,14 +13,14 @@ from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
 from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, check_unsupported
 
 # Fixed-width runs of fields, each read or written with one precompiled struct call.
+_unpack_h = struct.Struct(">h").unpack_from
+_pack_h = struct.Struct(">h").pack
+_unpack_i = struct.Struct(">i").unpack_from
+_pack_i = struct.Struct(">i").pack
 _unpack_H = struct.Struct(">H").unpack_from
 _pack_H = struct.Struct(">H").pack
 _unpack_hh = struct.Struct(">hh").unpack_from
 _pack_hh = struct.Struct(">hh").pack
-_unpack_i = struct.Struct(">i").unpack_from
-_pack_i = struct.Struct(">i").pack
-_unpack_h = struct.Struct(">h").unpack_from
-_pack_h = struct.Struct(">h").pack
 _UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 

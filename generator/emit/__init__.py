@@ -9,11 +9,14 @@ from pathlib import Path
 import jinja2
 
 from kwire.wire import struct_base
-from kwire.wire.primitives import SMALL_ARRAY
 
 from ..model import Field, Message, snake_case
 from ..versions import Versions
-from .plan import MessagePlan, StructPlan, default_literal, non_default_check, python_type
+from .code import block
+from .flavours import COMPILED, PURE, PurePython
+from .ops import ArrayOp, BytesArray, FixedRun, Op, StructArray, UuidArray
+from .plan import Layout, MessagePlan, StructPlan
+import math
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("kwire.generator", "templates"),
@@ -25,6 +28,60 @@ _ENV = jinja2.Environment(
 
 # The compiled build's copy of kwire/struct_base.py (see there for why it is copied).
 NATIVE_BASE = "_base.py"
+
+
+# --- python literals for defaults -------------------------------------------------------------
+
+def default_literal(f: Field, uuid_names: dict[str, str]) -> str:
+    """Python source of the field's default value (struct/array defaults are handled by callers)."""
+    value = f.default_value()
+    t = f.type
+    if value is None:
+        return "None"
+    if t.name == "uuid":
+        return uuid_names.setdefault(str(value), f"_UUID_{len(uuid_names)}")
+    if t.name == "float64":
+        if math.isnan(value) or math.isinf(value):
+            return f"float({str(value)!r})"
+        return repr(value)
+    return repr(value)
+
+
+def non_default_check(f: Field, expr: str, uuid_names: dict[str, str]) -> str:
+    """A Python condition that is true when ``expr`` differs from the field's default."""
+    t = f.type
+    if f.has_null_default:
+        return f"{expr} is not None"
+    if t.is_array:
+        return f"({expr} is None or len({expr}) != 0)"
+    if t.is_struct:
+        return f"{expr} != {t.name}()"
+    if t.name == "bool":
+        return expr if f.default_value() is False else f"not {expr}"
+    return f"{expr} != {default_literal(f, uuid_names)}"
+
+
+def python_type(f: Field, nullable: bool, *, parameter: bool = False) -> str:
+    """The annotation of a field's attribute: what decoding gives (mapKey arrays are KeyedLists).
+
+    As a constructor ``parameter`` any list will do: the constructor makes it a KeyedList.
+    """
+    t = f.type
+    if not t.is_array:
+        base = _py_scalar(t.name)
+    else:
+        keyed = f.struct is not None and f.struct.map_key_fields and not parameter
+        container = "KeyedList" if keyed else "list"
+        base = f"{container}[{_py_scalar(t.element.name)}]"  # type: ignore[union-attr]
+    return f"{base} | None" if nullable else base
+
+
+def _py_scalar(name: str) -> str:
+    return {
+        "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
+        "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "RecordsView | bytes",
+        "uuid": "UUID",
+    }.get(name, name)
 
 
 def module_name(message: Message) -> str:
@@ -92,31 +149,28 @@ def _info_default(f: Field, uuid_names: dict[str, str]) -> str:
     return default_literal(f, uuid_names)
 
 
-def _fixed_suffix(fmt: str) -> str:
-    return fmt[1:].replace("?", "o")
+def _step_read(op: Op, flavour: PurePython) -> str:
+    lines = [f'_f = "{op.label}"']
+    if isinstance(op, (StructArray, BytesArray, UuidArray)):
+        lines.append("_i = -1  # no element yet: an error in the count names the array itself")
+    return block(lines + op.read("o", flavour))
 
 
 def render_message(message: Message, source: str | None = None, *, native: bool = False) -> str:
     """The module for one definition; ``native`` renders the flavour built by ``--compile``."""
+    flavour = COMPILED if native else PURE
     plan = MessagePlan(message)
     uuid_names: dict[str, str] = {}
     structs: list[StructPlan] = plan.structs
-    fixed: dict[str, str] = {}
-    rows: dict[str, str] = {}
-    codes: dict[str, str] = {}
     fields: list[Field] = []
     for sp in structs:
         fields.extend(sp.struct.fields)
-        for g in sp.groups:
-            for op in g.ops + g.tagged:
-                if op.kind == "fixed":
-                    fixed.setdefault(op.fmt, _fixed_suffix(op.fmt))
-                if op.kind == "array_fixed" and op.compact:
-                    codes.setdefault(op.fmt, _fixed_suffix(">" + op.fmt))
-                if op.kind == "array_struct" and op.target is not None and op.target.row_format:
-                    rows.setdefault(op.target.row_format, _fixed_suffix(op.target.row_format))
 
-    hints, param_hints, param_defaults, init_exprs, docs, valid = {}, {}, {}, {}, {}, {}
+    hints: dict[str, dict[str, str]] = {}
+    param_hints: dict[str, dict[str, str]] = {}
+    param_defaults: dict[str, dict[str, str]] = {}
+    init_exprs: dict[str, dict[str, str]] = {}
+    docs, valid = {}, {}
     for sp in structs:
         s = sp.struct
         hints[s.name], param_hints[s.name], param_defaults[s.name], init_exprs[s.name] = {}, {}, {}, {}
@@ -137,6 +191,14 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
     fresh_defaults = {f: _fresh_default(f, uuid_names) for f in fields}
     lazy_factories = {f: _lazy_factory(f) for f in fields if _lazy_factory(f)}
     info_defaults = {f: _info_default(f, uuid_names) for f in fields}
+
+    def new_instance(layout: Layout) -> str:
+        unset = layout.absent + [op.field for op in layout.tagged]
+        return block(flavour.new_instance(
+            layout.struct.name, "o",
+            arrays=[(op.attr, isinstance(op, StructArray) and op.keyed) for op in layout.ops if isinstance(op, ArrayOp)],
+            defaults=[(f.attr_name, fresh_defaults[f]) for f in unset if f not in lazy_factories]))
+
     # the message struct's docstring comes from the definition's file-level description, if any
     return _ENV.get_template("module.py.j2").render(
         message=message,
@@ -144,11 +206,8 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
         about_message=f"{message.type.capitalize()} message, versions {message.valid_versions}, "
                       f"flexible versions {message.flexible_versions}.",
         structs=structs,
-        fixed_names=fixed,
-        row_names=rows,
+        helpers=plan.helpers,
         has_records=any(f.type.name == "records" for f in fields),
-        code_names=codes,
-        small_array=SMALL_ARRAY,
         uuid_names=uuid_names,
         hints=hints,
         param_hints=param_hints,
@@ -161,8 +220,12 @@ def render_message(message: Message, source: str | None = None, *, native: bool 
         lazy_factories=lazy_factories,
         info_defaults=info_defaults,
         vrange=_vrange,
-        native=native,
-        rt="" if native else "_w.",  # where the hot readers come from: _base (compiled) or kwire.wire.primitives
+        flavour=flavour,
+        new_instance=new_instance,
+        read=lambda op: _step_read(op, flavour),
+        write=lambda op, out: block([f'_f = "{op.label}"'] + op.write("o", out)),
+        size=lambda op, acc: block(op.size("o", acc)),
+        is_fixed=lambda op: isinstance(op, FixedRun),
     )
 
 
