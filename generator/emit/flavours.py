@@ -65,7 +65,8 @@ class PurePython:
         layout, items, item = op.layout, op.items, op.item
         cls, width, n = layout.struct.name, layout.row_width, op.count
         end, rows, row = f"{op.attr}_end", f"{op.attr}_rows", f"{op.attr}_row"
-        unpacked = "".join(f"{item}.{f.attr_name}, " for f in layout.row_fields) + ("_" if layout.flexible else "")
+        targets = [f"{item}.{f.attr_name}" for f in layout.row_fields] + (["_"] if layout.flexible else [])
+        unpacked = f"({targets[0]},)" if len(targets) == 1 else ", ".join(targets)
         # In flexible versions each row ends with its tagged-field count, which must be 0.
         no_tags = f" and not any({rows}[{width - 1}::{width}])" if layout.flexible else ""
         return [f"# Every element is fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
@@ -135,7 +136,7 @@ class Compiled(PurePython):
         arguments = ", ".join(f"{attr}={read}" for attr, read in reads)
         return [f"# Elements are usually fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
                 "build those directly.",
-                f"for _i in range({op.count}):",
+                f"for index in range({op.count}):",
                 f"    if pos + {width} <= size{no_tags}:",
                 f"        {item} = {layout.struct.name}({arguments})",
                 f"        pos += {width}",

@@ -93,6 +93,22 @@ class Op:
         """Names of the kwire.wire.primitives functions the generated code of this step calls."""
         return ()
 
+    @property
+    def reports_element_index(self) -> bool:
+        """Whether a failure names the element (``topics[3]``) the read was in."""
+        return False
+
+    def read_step(self, obj: str, flavour: Flavour) -> Lines:
+        """The read, after recording the field (and element) that a failure will name."""
+        lines = [f'field = "{self.label}"']
+        if self.reports_element_index:
+            lines.append("index = -1  # no element yet: an error in the count names the array itself")
+        return lines + self.read(obj, flavour)
+
+    def write_step(self, obj: str, out: str) -> Lines:
+        """The write, after recording the field that a failure will name."""
+        return [f'field = "{self.label}"'] + self.write(obj, out)
+
     def read(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
 
@@ -209,7 +225,7 @@ class StringOp(BytesOp):
     def write(self, obj: str, out: str) -> Lines:
         if not self.short_inline or self.nullable:
             return super().write(obj, out)
-        utf8, value = "data", self.value(obj)
+        utf8, value = f"{self.attr}_utf8", self.value(obj)
         return null_refused(self.attr, value) + [
             f"{utf8} = {value}.encode()",
             f"if len({utf8}) < 0x7F:  # the usual case: a one-byte length",
@@ -320,6 +336,15 @@ class ArrayOp(Op):
         return self.short_inline
 
     @property
+    def reports_element_index(self) -> bool:
+        return True  # elements are read one by one (FixedArray reads them all at once)
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the array is a KeyedList (its elements are structs with map keys)."""
+        return False
+
+    @property
     def items(self) -> str:
         return f"{self.attr}_items"
 
@@ -402,6 +427,10 @@ class FixedArray(ArrayOp):
     element: str = ""   # the element type: int32
     unpack: str = ""    # module-level tables of precompiled structs, when short_inline
     pack: str = ""
+
+    @property
+    def reports_element_index(self) -> bool:
+        return False
 
     @property
     def runtime_functions(self) -> tuple[str, ...]:
@@ -488,7 +517,7 @@ class BytesArray(ArrayOp):
 def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Lines:
     """Read ``op.count`` elements one by one, each with the expression ``read_one``."""
     return [f"{op.items}: list[{python_type}] = []",
-            f"for _i in range({op.count}):",
+            f"for index in range({op.count}):",
             f"    {op.item}, pos = {read_one}",
             f"    {op.items}.append({op.item})",
             f"{op.value(obj)} = {op.items}"]
@@ -516,7 +545,7 @@ class StructArray(ArrayOp):
 
     @property
     def reads_buffer_size(self) -> bool:
-        return True
+        return self.short_inline or bool(self.rows)  # the compiled flavour's rows check it
 
     @property
     def keyed(self) -> bool:
@@ -534,7 +563,7 @@ class StructArray(ArrayOp):
                 f"{self.value(obj)} = {self.items}"]
 
     def read_one_by_one(self) -> Lines:
-        return [f"for _i in range({self.count}):",
+        return [f"for index in range({self.count}):",
                 f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
                 f"    {self.items}.append({self.item})"]
 

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
-from .ops import (BytesArray, BytesOp, FixedArray, FixedRun, Op, RecordsOp, StringOp, StructArray, StructOp,
+from .ops import (ArrayOp, BytesArray, BytesOp, FixedArray, FixedRun, Op, RecordsOp, StringOp, StructArray, StructOp,
                   UuidArray, UuidOp)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
@@ -107,6 +107,16 @@ class Layout:
         return any(op.reads_buffer_size for op in self.ops + self.tagged)
 
     @property
+    def arrays(self) -> list[ArrayOp]:
+        """The untagged arrays, which every read of the layout sets."""
+        return [op for op in self.ops if isinstance(op, ArrayOp)]
+
+    @property
+    def sized_ops(self) -> list[Op]:
+        """The untagged steps whose size depends on the value (fixed runs are in fixed_size)."""
+        return [op for op in self.ops if not isinstance(op, FixedRun)]
+
+    @property
     def fixed_size(self) -> int:
         """Bytes written by the untagged fixed-width runs (the constant part of the size)."""
         return sum(op.width for op in self.ops if isinstance(op, FixedRun))
@@ -127,12 +137,15 @@ class MessagePlan:
         self.message = message
         self.helpers: dict[str, str] = {}  # module-level name -> its Python expression
         self._helper_names: dict[tuple, str] = {}
+        self._helper_owners: dict[str, str | None] = {}
         self._keys: dict[tuple[str, int], tuple] = {}
         self._layouts: dict[tuple[str, tuple], Layout] = {}
         self._by_struct: dict[str, dict[int, Layout]] = {}
         for v in message.versions():
             self._walk(message.struct, v)
+        self._name_row_readers()
         self.structs = self._struct_plans()
+        self._sort_helpers()
 
     # --- layouts -----------------------------------------------------------------------------
     def _layout_key(self, struct: Struct, v: int) -> tuple:
@@ -217,10 +230,10 @@ class MessagePlan:
             fixed = FixedArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
                                code=STRUCT_CODES[e.name], width=e.fixed_width or 0, element=e.name)
             if short:
-                code = fixed.code.replace("?", "o")
-                fixed.unpack = self._helper(("unpack array", e.name), f"_unpack_array_{code}",
+                # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
+                fixed.unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s",
                                             f'_w.UNPACK_ARRAY["{fixed.code}"]')
-                fixed.pack = self._helper(("pack array", e.name), f"_pack_array_{code}",
+                fixed.pack = self._helper(("pack array", e.name), f"_pack_{e.name}s",
                                           f'_w.PACK_ARRAY["{fixed.code}"]')
             return fixed
         if e.name == "uuid":
@@ -228,32 +241,51 @@ class MessagePlan:
         if e.name in ("string", "bytes", "records"):
             return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, element=e.name)
         assert f.struct is not None
-        target = self._walk(f.struct, v)
-        array = StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, target=target)
-        if rows_read_at_once(target):
-            array.rows = self._helper(("rows", target.row_format),
-                                   f"_iter_{target.row_format[1:].replace('?', 'o')}",
-                                   f'struct.Struct("{target.row_format}").iter_unpack')
-        return array
+        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                           target=self._walk(f.struct, v))
+
+    def _name_row_readers(self) -> None:
+        """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once
+        every layout has all its versions (the name carries them)."""
+        for layout in self._layouts.values():
+            for op in layout.ops + layout.tagged:
+                if isinstance(op, StructArray) and rows_read_at_once(op.layout):
+                    target = op.layout
+                    op.rows = self._helper(("rows", id(target)), f"_rows_{target.struct.name}_{target.suffix}",
+                                           f'struct.Struct("{target.row_format}").iter_unpack', target.struct)
 
     def _fixed_run(self, struct: Struct, fields: list[Field], tag: int | None = None) -> FixedRun:
         fmt = ">" + "".join(STRUCT_CODES[f.type.name] for f in fields)
         width = sum(f.type.fixed_width or 0 for f in fields)
-        code = fmt[1:].replace("?", "o")
-        unpack = self._helper(("unpack", fmt), f"_unpack_{code}", f'struct.Struct("{fmt}").unpack_from')
-        pack = self._helper(("pack", fmt), f"_pack_{code}", f'struct.Struct("{fmt}").pack')
+        attrs = [f.attr_name for f in fields]
+        # Named after the fields they read: _unpack_Topic_partition_index_leader_id, or
+        # _unpack_Topic_partition_index_to_leader_epoch for longer runs.
+        short = "_".join(attrs) if len(attrs) <= 2 else f"{attrs[0]}_to_{attrs[-1]}"
+        key = (struct.name, tuple(attrs))
+        unpack = self._helper(("unpack",) + key, f"_unpack_{struct.name}_{short}", f'struct.Struct("{fmt}").unpack_from',
+                              struct, f"_unpack_{struct.name}_{'_'.join(attrs)}")
+        pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
+                            struct, f"_pack_{struct.name}_{'_'.join(attrs)}")
         return FixedRun(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
 
-    def _helper(self, key: tuple, name: str, expression: str, longer_name: str = "") -> str:
+    def _helper(self, key: tuple, name: str, expression: str, owner: Struct | None = None,
+                longer_name: str = "") -> str:
         """The module-level name of a helper (made once per key); ``longer_name`` is taken
-        when ``name`` already means something else."""
+        when ``name`` already means something else. ``owner`` is the struct it reads."""
         if key not in self._helper_names:
             if name in self.helpers and longer_name:
                 name = longer_name
             assert name not in self.helpers, name
             self.helpers[name] = expression
             self._helper_names[key] = name
+            self._helper_owners[name] = owner.name if owner is not None else None
         return self._helper_names[key]
+
+    def _sort_helpers(self) -> None:
+        """Helpers in the order of the structs they read (as the classes), shared ones last."""
+        order = {sp.struct.name: i for i, sp in enumerate(self.structs)}
+        names = sorted(self.helpers, key=lambda name: order.get(self._helper_owners[name] or "", len(order)))
+        self.helpers = {name: self.helpers[name] for name in names}
 
     def _struct_plans(self) -> list[StructPlan]:
         plans = []

@@ -16,17 +16,18 @@ from uuid import UUID
 
 from ..model import Field, Message, Struct, snake_case
 from ..versions import MAX_VERSION, Versions
-from .code import Lines, block
-from .flavours import PurePython
-from .ops import ArrayOp, BytesArray, FixedRun, Op, StructArray, UuidArray
+from .code import block
+from .flavours import Flavour
+from .ops import Op
 from .plan import Layout, MessagePlan, StructPlan
 
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
-                             "tagged", "payload", "payload_size", "struct", "other"})
+                             "tagged", "payload", "payload_size", "error", "struct", "other", "k"})
 # Suffixes of the locals a step makes from its field's attribute name (see .ops).
 STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8")
 TEXT_WIDTH = 92
+COMMENT_WIDTH = 100  # generated lines are long anyway: an about text keeps to one or two
 
 
 class ModuleConstants:
@@ -38,8 +39,14 @@ class ModuleConstants:
 
     def uuid(self, value: UUID, attr: str) -> str:
         if value not in self.uuids:
-            self.uuids[value] = f"_UUID_{len(self.uuids)}"
+            name = "_ZERO_UUID" if value.int == 0 else f"_DEFAULT_{attr.upper()}"
+            while name in self.uuids.values():
+                name += "_"
+            self.uuids[value] = name
         return self.uuids[value]
+
+    def sorted_ranges(self) -> list[tuple[str, tuple[int, int]]]:
+        return sorted(((name, key) for key, name in self.ranges.items()), key=lambda item: item[1])
 
     def versions(self, v: Versions) -> str:
         """A name for the range as FieldInfo takes it: ``NEVER``, ``_V3_PLUS``, ``_V0_TO_2``."""
@@ -117,6 +124,11 @@ def docstring(text: str) -> str:
     return "\n    ".join(textwrap.wrap(text, TEXT_WIDTH))
 
 
+def tuple_source(items: list[str]) -> str:
+    """A tuple display of ``items`` (Python expressions)."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def instance_name(struct: Struct) -> str:
     """The local that holds an instance of ``struct`` in its generated functions: the last word
     of its name (``topic`` for MetadataResponseTopic), or the whole name where that is taken."""
@@ -138,7 +150,7 @@ class FieldView:
         self.field = f
         self.attr = f.attr_name
         self.hint = python_type(f, not f.nullable_versions.empty)
-        self.about = textwrap.wrap(f.about, TEXT_WIDTH - 6)
+        self.about = textwrap.wrap(f.about, COMMENT_WIDTH - 6)
         self.versions_note = versions_note(f)
         self.fresh_default = self._fresh_default(constants)
         self.lazy_factory = self._lazy_factory()
@@ -187,12 +199,26 @@ class FieldView:
         return hint, "None", init
 
     def _field_info(self, constants: ModuleConstants) -> str:
+        """The FieldInfo(...) that describes the field at run time; arguments at their defaults
+        (never nullable, never tagged, not ignorable, null default) are left out."""
         f = self.field
-        def vr(v): return f"({v.lowest}, {v.highest})" if not v.empty else "(1, 0)"
-        default = "None" if f.has_null_default else "()" if f.type.is_array or f.type.is_struct else default_literal(f, constants)
-        return (f'FieldInfo("{self.attr}", "{f.json_name}", "{f.type}", {vr(f.versions)}, {vr(f.nullable_versions)}, '
-                f'{vr(f.tagged_versions)}, {f.tag}, {f.ignorable}, {default}'
-                + (f", {f.struct.name}" if f.struct else "") + (", map_key=True" if f.map_key else "") + ")")
+        args = [f'attr="{self.attr}"', f'json_name="{f.json_name}"', f'type="{f.type}"',
+                f"versions={constants.versions(f.versions)}"]
+        if not f.nullable_versions.empty:
+            args.append(f"nullable={constants.versions(f.nullable_versions)}")
+        if not f.tagged_versions.empty:
+            args.append(f"tagged={constants.versions(f.tagged_versions)}")
+        if f.tag is not None:
+            args.append(f"tag={f.tag}")
+        if f.ignorable:
+            args.append("ignorable=True")
+        if not f.has_null_default:
+            args.append(f"default={'()' if f.type.is_array or f.type.is_struct else default_literal(f, constants)}")
+        if f.struct is not None:
+            args.append(f"struct={f.struct.name}")
+        if f.map_key:
+            args.append("map_key=True")
+        return f"FieldInfo({', '.join(args)})"
 
     def differs_from_default(self, value: str) -> str:
         """A Python condition that is true when ``value`` differs from the field's default."""
@@ -211,43 +237,35 @@ class FieldView:
 class TaggedStep:
     """One known tagged field of a layout: its tag and the code of its payload."""
 
-    def __init__(self, op: Op, obj: str, present: str, flavour: PurePython) -> None:
+    def __init__(self, op: Op, obj: str, present: str, flavour: Flavour) -> None:
         self.tag, self.attr = op.tag, op.attr
         self.present = present  # the writer's test: is the value worth sending (not the default)?
-        self.read = block(step_read(op, obj, flavour))
-        self.write = block([f'_f = "{op.label}"'] + op.write(obj, "t"))
-        self.size = block(op.size(obj, "s"))
-
-
-def step_read(op: Op, obj: str, flavour: PurePython) -> Lines:
-    """A step's read, after naming the field (and element) that a failure will name."""
-    lines = [f'_f = "{op.label}"']
-    if isinstance(op, (StructArray, BytesArray, UuidArray)):
-        lines.append("_i = -1  # no element yet: an error in the count names the array itself")
-    return lines + op.read(obj, flavour)
+        self.read = block(op.read_step(obj, flavour))
+        self.write = block(op.write_step(obj, "payload"))
+        self.size = block(op.size(obj, "payload_size"))
 
 
 class LayoutView:
     """The reader, writer and sizer of one layout (versions sharing code) of a struct."""
 
-    def __init__(self, layout: Layout, struct: "StructView", flavour: PurePython) -> None:
+    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
         self.layout = layout
         obj = self.obj = struct.instance
         fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
         self.struct_name = struct.name
         self.reader, self.writer, self.sizer = layout.reader, layout.writer, layout.sizer
         self.versions = layout.version_text
-        self.heading = f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
+        self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
+                        + (" (flexible)" if layout.flexible else ""))
         self.flexible = layout.flexible
         self.reads_buffer_size = layout.reads_buffer_size
-        unset = [f for f in layout.absent] + [op.field for op in layout.tagged]
+        unset = layout.absent + [op.field for op in layout.tagged]  # fields no read sets here
         self.new_instance = block(flavour.new_instance(
-            struct.name, obj,
-            arrays=[(op.attr, isinstance(op, StructArray) and op.keyed) for op in layout.ops if isinstance(op, ArrayOp)],
+            struct.name, obj, arrays=[(op.attr, op.keyed) for op in layout.arrays],
             defaults=[(f.attr_name, fields[f.name].fresh_default) for f in unset if not fields[f.name].lazy_factory]))
-        self.reads = [block(step_read(op, obj, flavour)) for op in layout.ops]
-        self.writes = [block([f'_f = "{op.label}"'] + op.write(obj, "out")) for op in layout.ops]
-        self.sizes = [block(op.size(obj, "size")) for op in layout.ops if not isinstance(op, FixedRun)]
+        self.reads = [block(op.read_step(obj, flavour)) for op in layout.ops]
+        self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
+        self.sizes = [block(op.size(obj, "size")) for op in layout.sized_ops]
         self.fixed_size = layout.fixed_size
         self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)), flavour)
                        for op in layout.tagged]
@@ -259,11 +277,11 @@ class LayoutView:
 class StructView:
     """One generated class and its functions."""
 
-    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: PurePython) -> None:
+    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour) -> None:
         s = self.struct = plan.struct
         self.name = s.name
         self.is_message = s is message.struct
-        self.instance = "o"
+        self.instance = instance_name(s)
         if self.is_message:
             key = f", apiKey {message.api_key}" if message.api_key is not None else ""
             self.doc = docstring(f"Kafka's {message.name} ({message.type}{key}), versions {message.valid_versions}, "
@@ -274,17 +292,17 @@ class StructView:
         self.valid_versions = (present[0], present[-1]) if present else (1, 0)
         self.fields = [FieldView(f, constants) for f in s.fields]
         self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
-        self.readers = [layout.reader if layout else "None" for layout in plan.table]
-        self.writers = [layout.writer if layout else "None" for layout in plan.table]
-        self.sizers = [layout.sizer if layout else "None" for layout in plan.table]
+        self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
+        self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
+        self.sizers = tuple_source([layout.sizer if layout else "None" for layout in plan.table])
         self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
-        self.map_keys = [f.attr_name for f in s.map_key_fields]
+        self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
 
 
 class ModuleView:
     """The generated module of one definition."""
 
-    def __init__(self, message: Message, flavour: PurePython, source: str | None = None) -> None:
+    def __init__(self, message: Message, flavour: Flavour, source: str | None = None) -> None:
         plan = MessagePlan(message)
         self.message = message
         self.flavour = flavour
