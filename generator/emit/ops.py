@@ -362,20 +362,25 @@ class ArrayOp(Op):
 
     # reading
     def read(self, obj: str, flavour: Flavour) -> Lines:
-        value = self.value(obj)
-        return [*self.read_count(flavour),
-                f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, value)),
-                "else:", *indent(self.read_elements(obj, flavour))]
+        if not self.short_inline:
+            return self.read_counted(obj, flavour, self.read_count(flavour))
+        n = self.count
+        return self.read_counted(obj, flavour, [
+            f"{n} = buf[pos] - 1",
+            f"if {n} < 0x7F and {n} < size - pos:  # the usual case: a one-byte count that fits",
+            "    pos += 1",
+            "else:",
+            *indent(self.read_count(flavour))])
 
     def read_count(self, flavour: Flavour) -> Lines:
-        n, read_count = self.count, flavour.hot("read_count")
-        if not self.short_inline:
-            return [f"{n}, pos = {read_count}(buf, pos, {self.compact})"]
-        return [f"{n} = buf[pos] - 1",
-                f"if {n} < 0x7F and {n} < size - pos:  # the usual case: a one-byte count that fits",
-                "    pos += 1",
-                "else:",
-                f"    {n}, pos = {read_count}(buf, pos, True)"]
+        """The count through the runtime (which checks it against the bytes left)."""
+        return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
+
+    def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
+        """``count`` (code that reads the count), then null or the elements."""
+        return [*count,
+                f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
+                "else:", *indent(self.read_elements(obj, flavour))]
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
@@ -448,12 +453,7 @@ class FixedArray(ArrayOp):
                 f"    {value} = {flavour.read_short_fixed_array(self)}",
                 f"    pos = {end}",
                 "else:",
-                *indent(self.read_count_generic(flavour) + [
-                    f"if {n} < 0:", *indent(null_read(self.attr, self.nullable, value)),
-                    "else:", *indent(self.read_elements(obj, flavour))])]
-
-    def read_count_generic(self, flavour: Flavour) -> Lines:
-        return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
+                *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']
