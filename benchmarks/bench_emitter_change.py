@@ -105,8 +105,11 @@ def twin(package, cls: type) -> type:
 
 
 def stream_codec(package, values: list[bytes]) -> bench.Codec:
-    classes = {cls.API_KEY: cls for name, cls in package.MESSAGES.items()
-               if name in ("FeatureLevelRecord", "TopicRecord", "PartitionRecord", "RegisterBrokerRecord")}
+    # API keys from kwire.generated's classes: a compiled class's ClassVars are not class attributes
+    from kwire import generated
+
+    classes = {cls.API_KEY: twin(package, cls) for cls in map(generated.MESSAGES.__getitem__, (
+        "FeatureLevelRecord", "TopicRecord", "PartitionRecord", "RegisterBrokerRecord"))}
 
     def decode_body(api_key: int, version: int, value: bytes, pos: int):
         obj, end = classes[api_key].read(value, pos, version)

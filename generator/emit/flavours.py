@@ -11,7 +11,9 @@ compiled code is faster another way, and each such place is one method here:
 - fixed-width fields: one ``struct`` call per run (pure), the integer readers of ``_base``
   (compiled: a few machine instructions each, no tuple);
 - an array of fixed-width structs: ``struct.iter_unpack`` over all rows (pure), each row built
-  directly when it fits (compiled).
+  directly when it fits (compiled);
+- module-level constants: plain globals (pure: CPython caches the look-up), ``Final`` (compiled:
+  read from a C static instead of the module's dict).
 """
 from __future__ import annotations
 
@@ -37,6 +39,8 @@ class PurePython:
     name = "pure"
     message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "check_unsupported")
     header: Lines = []
+    # The annotation of the module-level constants hot code reads (struct helpers, defaults).
+    constant_annotation = ""
 
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
@@ -100,6 +104,7 @@ class Compiled(PurePython):
         "_LIST_PLACEHOLDER: Final[list] = []",
         "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
     ]
+    constant_annotation = ": Final"
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function

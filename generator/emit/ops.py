@@ -50,7 +50,7 @@ BYTES_FUNCTIONS = {
                          "compact_bytes_size"),
 }
 
-# Element and array types a reader decodes to, for the annotations of generated locals.
+# The Python type of an array element, for the annotations of the locals that collect them.
 PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
 
 
