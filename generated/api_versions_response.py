@@ -272,31 +272,31 @@ class ApiVersionsResponse(GeneratedStruct):
 # --- ApiVersion, versions 0-2 ---
 
 def _read_ApiVersion_v0_2(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    version = ApiVersion.__new__(ApiVersion)
+    api_version = ApiVersion.__new__(ApiVersion)
     field = ""
     index = 0
     try:
         field = "api_key, min_version, max_version"
-        version.api_key, version.min_version, version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
+        api_version.api_key, api_version.min_version, api_version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
         pos += 6
-        version.unknown_tagged_fields = ()
+        api_version.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return version, pos
+    return api_version, pos
 
 
-def _write_ApiVersion_v0_2(version: ApiVersion, out: bytearray) -> None:
-    if version.unknown_tagged_fields:
+def _write_ApiVersion_v0_2(api_version: ApiVersion, out: bytearray) -> None:
+    if api_version.unknown_tagged_fields:
         raise UnsupportedVersionError("ApiVersion version 0-2 cannot carry tagged fields")
     field = ""
     try:
         field = "api_key, min_version, max_version"
-        out += _pack_ApiVersion_api_key_to_max_version(version.api_key, version.min_version, version.max_version)
+        out += _pack_ApiVersion_api_key_to_max_version(api_version.api_key, api_version.min_version, api_version.max_version)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersion_v0_2(version: ApiVersion) -> int:
+def _size_ApiVersion_v0_2(api_version: ApiVersion) -> int:
     size = 6
     return size
 
@@ -304,42 +304,42 @@ def _size_ApiVersion_v0_2(version: ApiVersion) -> int:
 # --- ApiVersion, versions 3-4 (flexible) ---
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    version = ApiVersion.__new__(ApiVersion)
+    api_version = ApiVersion.__new__(ApiVersion)
     field = ""
     index = 0
     try:
         field = "api_key, min_version, max_version"
-        version.api_key, version.min_version, version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
+        api_version.api_key, api_version.min_version, api_version.max_version = _unpack_ApiVersion_api_key_to_max_version(buf, pos)
         pos += 6
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
-            version.unknown_tagged_fields = ()
+            api_version.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
-            version.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+            api_version.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return version, pos
+    return api_version, pos
 
 
-def _write_ApiVersion_v3_4(version: ApiVersion, out: bytearray) -> None:
+def _write_ApiVersion_v3_4(api_version: ApiVersion, out: bytearray) -> None:
     field = ""
     try:
         field = "api_key, min_version, max_version"
-        out += _pack_ApiVersion_api_key_to_max_version(version.api_key, version.min_version, version.max_version)
+        out += _pack_ApiVersion_api_key_to_max_version(api_version.api_key, api_version.min_version, api_version.max_version)
         field = "(tagged fields)"
-        if version.unknown_tagged_fields:
-            _w.write_tagged(out, [], version.unknown_tagged_fields)
+        if api_version.unknown_tagged_fields:
+            _w.write_tagged(out, [], api_version.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_ApiVersion_v3_4(version: ApiVersion) -> int:
+def _size_ApiVersion_v3_4(api_version: ApiVersion) -> int:
     size = 6
-    count = len(version.unknown_tagged_fields)
-    for tag, payload in version.unknown_tagged_fields:
+    count = len(api_version.unknown_tagged_fields)
+    for tag, payload in api_version.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
     return size

@@ -104,7 +104,7 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
 # --- UserName, version 0 (flexible) ---
 
 def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
-    name = UserName.__new__(UserName)
+    user_name = UserName.__new__(UserName)
     field = ""
     index = 0
     size = len(buf)
@@ -112,47 +112,47 @@ def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
         field = "name"
         name_end = pos + buf[pos]
         if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
-            name.name = buf[pos + 1:name_end].decode()
+            user_name.name = buf[pos + 1:name_end].decode()
             pos = name_end
         else:
-            name.name, pos = _w.read_compact_string_nn(buf, pos)
+            user_name.name, pos = _w.read_compact_string_nn(buf, pos)
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
-            name.unknown_tagged_fields = ()
+            user_name.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
-            name.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+            user_name.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return name, pos
+    return user_name, pos
 
 
-def _write_UserName_v0(name: UserName, out: bytearray) -> None:
+def _write_UserName_v0(user_name: UserName, out: bytearray) -> None:
     field = ""
     try:
         field = "name"
-        if name.name is None:
+        if user_name.name is None:
             raise EncodeError("field name is null but not nullable at this version")
-        name_utf8 = name.name.encode()
+        name_utf8 = user_name.name.encode()
         if len(name_utf8) < 0x7F:  # the usual case: a one-byte length
             out.append(len(name_utf8) + 1)
             out += name_utf8
         else:
-            _w.write_compact_string(out, name.name)
+            _w.write_compact_string(out, user_name.name)
         field = "(tagged fields)"
-        if name.unknown_tagged_fields:
-            _w.write_tagged(out, [], name.unknown_tagged_fields)
+        if user_name.unknown_tagged_fields:
+            _w.write_tagged(out, [], user_name.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_UserName_v0(name: UserName) -> int:
+def _size_UserName_v0(user_name: UserName) -> int:
     size = 0
-    size += _w.compact_string_size(name.name)
-    count = len(name.unknown_tagged_fields)
-    for tag, payload in name.unknown_tagged_fields:
+    size += _w.compact_string_size(user_name.name)
+    count = len(user_name.unknown_tagged_fields)
+    for tag, payload in user_name.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
     return size

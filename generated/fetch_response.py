@@ -512,42 +512,42 @@ class FetchResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 12-18 (flexible) ---
 
 def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
     field = ""
     index = 0
     try:
         field = "epoch, end_offset"
-        offset.epoch, offset.end_offset = _unpack_EpochEndOffset_epoch_end_offset(buf, pos)
+        epoch_end_offset.epoch, epoch_end_offset.end_offset = _unpack_EpochEndOffset_epoch_end_offset(buf, pos)
         pos += 12
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
-            offset.unknown_tagged_fields = ()
+            epoch_end_offset.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
-            offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+            epoch_end_offset.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return offset, pos
+    return epoch_end_offset, pos
 
 
-def _write_EpochEndOffset_v12_18(offset: EpochEndOffset, out: bytearray) -> None:
+def _write_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset, out: bytearray) -> None:
     field = ""
     try:
         field = "epoch, end_offset"
-        out += _pack_EpochEndOffset_epoch_end_offset(offset.epoch, offset.end_offset)
+        out += _pack_EpochEndOffset_epoch_end_offset(epoch_end_offset.epoch, epoch_end_offset.end_offset)
         field = "(tagged fields)"
-        if offset.unknown_tagged_fields:
-            _w.write_tagged(out, [], offset.unknown_tagged_fields)
+        if epoch_end_offset.unknown_tagged_fields:
+            _w.write_tagged(out, [], epoch_end_offset.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_EpochEndOffset_v12_18(offset: EpochEndOffset) -> int:
+def _size_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset) -> int:
     size = 12
-    count = len(offset.unknown_tagged_fields)
-    for tag, payload in offset.unknown_tagged_fields:
+    count = len(epoch_end_offset.unknown_tagged_fields)
+    for tag, payload in epoch_end_offset.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
     return size
@@ -556,42 +556,42 @@ def _size_EpochEndOffset_v12_18(offset: EpochEndOffset) -> int:
 # --- LeaderIdAndEpoch, versions 12-18 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
         field = "leader_id, leader_epoch"
-        epoch.leader_id, epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
+        leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
-            epoch.unknown_tagged_fields = ()
+            leader_id_and_epoch.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
-            epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+            leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return epoch, pos
+    return leader_id_and_epoch, pos
 
 
-def _write_LeaderIdAndEpoch_v12_18(epoch: LeaderIdAndEpoch, out: bytearray) -> None:
+def _write_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
     field = ""
     try:
         field = "leader_id, leader_epoch"
-        out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(epoch.leader_id, epoch.leader_epoch)
+        out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
-        if epoch.unknown_tagged_fields:
-            _w.write_tagged(out, [], epoch.unknown_tagged_fields)
+        if leader_id_and_epoch.unknown_tagged_fields:
+            _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v12_18(epoch: LeaderIdAndEpoch) -> int:
+def _size_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
     size = 8
-    count = len(epoch.unknown_tagged_fields)
-    for tag, payload in epoch.unknown_tagged_fields:
+    count = len(leader_id_and_epoch.unknown_tagged_fields)
+    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
     return size

@@ -467,42 +467,42 @@ def _size_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage) ->
 # --- LeaderIdAndEpoch, versions 10-13 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
         field = "leader_id, leader_epoch"
-        epoch.leader_id, epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
+        leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch = _unpack_LeaderIdAndEpoch_leader_id_leader_epoch(buf, pos)
         pos += 8
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
-            epoch.unknown_tagged_fields = ()
+            leader_id_and_epoch.unknown_tagged_fields = ()
         else:  # tags these versions do not know, kept as they came
-            epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+            leader_id_and_epoch.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
     except _w.DECODE_FAILURES as error:
         raise _w.decode_failure(error, field, index, pos) from None
-    return epoch, pos
+    return leader_id_and_epoch, pos
 
 
-def _write_LeaderIdAndEpoch_v10_13(epoch: LeaderIdAndEpoch, out: bytearray) -> None:
+def _write_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch, out: bytearray) -> None:
     field = ""
     try:
         field = "leader_id, leader_epoch"
-        out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(epoch.leader_id, epoch.leader_epoch)
+        out += _pack_LeaderIdAndEpoch_leader_id_leader_epoch(leader_id_and_epoch.leader_id, leader_id_and_epoch.leader_epoch)
         field = "(tagged fields)"
-        if epoch.unknown_tagged_fields:
-            _w.write_tagged(out, [], epoch.unknown_tagged_fields)
+        if leader_id_and_epoch.unknown_tagged_fields:
+            _w.write_tagged(out, [], leader_id_and_epoch.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as error:
         raise _w.encode_failure(error, field) from None
 
 
-def _size_LeaderIdAndEpoch_v10_13(epoch: LeaderIdAndEpoch) -> int:
+def _size_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
     size = 8
-    count = len(epoch.unknown_tagged_fields)
-    for tag, payload in epoch.unknown_tagged_fields:
+    count = len(leader_id_and_epoch.unknown_tagged_fields)
+    for tag, payload in leader_id_and_epoch.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
     return size

@@ -24,6 +24,9 @@ from .plan import Layout, MessagePlan, StructPlan
 # Locals of the generated functions, which a struct's instance local must not shadow.
 FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
                              "tagged", "payload", "payload_size", "error", "struct", "other", "k"})
+# Words that read as something else in a codec (a protocol version, a byte offset, a field): a
+# struct whose name ends in one keeps its whole name as its local (api_version, not version).
+AMBIGUOUS_WORDS = frozenset({"version", "versions", "offset", "epoch", "name", "length"})
 # Suffixes of the locals a step makes from its field's attribute name (see .ops).
 STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8")
 TEXT_WIDTH = 92
@@ -132,7 +135,7 @@ def tuple_source(items: list[str]) -> str:
 def instance_name(struct: Struct) -> str:
     """The local that holds an instance of ``struct`` in its generated functions: the last word
     of its name (``topic`` for MetadataResponseTopic), or the whole name where that is taken."""
-    taken = FUNCTION_LOCALS | set(keyword.kwlist) | set(dir(builtins))
+    taken = FUNCTION_LOCALS | AMBIGUOUS_WORDS | set(keyword.kwlist) | set(dir(builtins))
     taken |= {f.attr_name + suffix for f in struct.fields for suffix in STEP_LOCAL_SUFFIXES}
     full = snake_case(struct.name)
     for name in (full.rpartition("_")[2], full, f"{full}_obj"):

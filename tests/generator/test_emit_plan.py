@@ -284,6 +284,9 @@ def test_instance_locals_say_what_they_hold(sample) -> None:
     taken = load_text("""{"type": "data", "name": "BufferSize", "validVersions": "0", "flexibleVersions": "none",
       "fields": [{"name": "Size", "type": "int32", "versions": "0+"}]}""", "BufferSize.json")
     assert instance_name(taken.struct) == "buffer_size"  # "size" is the sizer's running total
+    api = load_text("""{"type": "data", "name": "ApiVersion", "validVersions": "0", "flexibleVersions": "none",
+      "fields": [{"name": "ApiKey", "type": "int16", "versions": "0+"}]}""", "ApiVersion.json")
+    assert instance_name(api.struct) == "api_version"  # "version" would read as the protocol version
 
 
 def test_tuples_are_written_as_python_reads_them() -> None:
