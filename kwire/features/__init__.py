@@ -12,10 +12,10 @@ from Kafka 3.9. Facts only: the code and its comments are kwire's.
 - :mod:`.releases`: which levels each Kafka release (3.3 to 4.2) reads and ships.
 - :mod:`.bootstrap`: ``bootstrap.checkpoint`` as ``kafka-storage format`` writes it.
 - :mod:`.update_features`: UpdateFeatures as the controller judges it, given a
-  :class:`ClusterFeatures` state; :mod:`.java_order` the hash-map orders that decide which
-  refusal it reports; :mod:`.describe` what ``kafka-features describe`` shows.
-- :mod:`.log_state`: TEMPORARY, the state read straight from a metadata log until kwire has
-  Kafka's metadata image.
+  :class:`ClusterFeatures` state (``kwire.metadata.cluster_features`` builds one from a replayed
+  image); :mod:`.describe` what ``kafka-features describe`` shows.
+- :mod:`.java_order`: the iteration orders of Java's and Kafka's hash maps, which decide which
+  refusal the controller reports and the order of a snapshot's records (``kwire.metadata``).
 """
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ Rules and words are those of Kafka 3.9.0 (``metadata/src/main/java/org/apache/ka
 depends on the writing release is in :class:`WriterRelease`. Where Kafka drops something without
 a word (eligible leader replicas below 4.0-IV1; the ZK migration state and a broker's ZK flag in
 Kafka 4.x, which no longer knows them), kwire still reports it, marked ``kafka_words=False``.
-Within a part, records come in the order Kafka's maps hand them out (:mod:`kwire.metadata.javaorder`).
+Within a part, records come in the order Kafka's maps hand them out (:mod:`kwire.features.java_order`).
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ from kwire.features import (
 )
 from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataRecord
-from kwire.metadata import javaorder as order
+from kwire.features import java_order as order
 from kwire.metadata.image import (
     DIRECTORY_MIGRATING,
     SCRAM_MECHANISMS,
@@ -252,8 +252,8 @@ def _cluster(image: MetadataImage, options: _Options) -> Written:
                 out.append((_record(
                     "RegisterControllerRecord", controller_id=c.id, incarnation_id=c.incarnation_id,
                     zk_migration_ready=c.zk_migration_ready,
-                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.fresh_hash_map_order),
-                    features=_supported(c.supported_features, ControllerFeature, order.fresh_hash_map_order)),
+                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.hash_map_order),
+                    features=_supported(c.supported_features, ControllerFeature, order.hash_map_order)),
                     options.version("RegisterControllerRecord")))
     return out
 
@@ -266,7 +266,7 @@ def _topics(image: MetadataImage, options: _Options) -> Written:
     for topic_id in order.hash_tree_order(image.topics.by_id, order.uuid_hash):
         topic = image.topics.by_id[topic_id]
         out.append((_record("TopicRecord", name=topic.name, topic_id=topic.id), 0))
-        for partition_id in order.fresh_hash_map_order(topic.partitions, order.int_hash):
+        for partition_id in order.hash_map_order(topic.partitions, order.int_hash):
             out.append(_partition_record(topic.id, partition_id, topic.partitions[partition_id], options))
     return out
 
@@ -321,7 +321,7 @@ def _client_quotas(image: MetadataImage, options: _Options) -> Written:
         quota = entities[key]
         parts = dict(quota.entity)
         entity = [EntityData(entity_type=t, entity_name=parts[t])
-                  for t in order.fresh_hash_map_order(parts, order.string_hash)]
+                  for t in order.hash_map_order(parts, order.string_hash)]
         for name in order.sized_copy_order(quota.quotas, order.string_hash):
             out.append((_record("ClientQuotaRecord", entity=entity, key=name, value=quota.quotas[name],
                                 remove=False), 0))
@@ -341,7 +341,7 @@ def _acls(image: MetadataImage, options: _Options) -> Written:
     # Kafka writes ACLs at every level: before FeatureLevelRecord it cannot tell 3.2-IV0 (which
     # introduced them) from 3.0-IV1, so it pretends they were always there
     out: Written = []
-    for acl_id in order.fresh_hash_map_order(image.acls, order.uuid_hash):
+    for acl_id in order.hash_map_order(image.acls, order.uuid_hash):
         a = image.acls[acl_id]
         out.append((_record("AccessControlEntryRecord", id=acl_id, resource_type=a.resource_type,
                             resource_name=a.resource_name, pattern_type=a.pattern_type, principal=a.principal,
@@ -368,7 +368,7 @@ def _scram(image: MetadataImage, options: _Options) -> Written:
 
 def _delegation_tokens(image: MetadataImage, options: _Options) -> Written:
     tokens = image.delegation_tokens
-    token_ids = order.fresh_hash_map_order(tokens, order.string_hash)
+    token_ids = order.hash_map_order(tokens, order.string_hash)
     if not options.mv.is_delegation_token_supported:
         if tokens:
             options.handle_loss("DelegationTokenImage(" + ", ".join(token_ids) + ")")

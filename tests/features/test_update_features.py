@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kwire.features import FeatureError
-from kwire.features.java_order import hash_map_order, java_string_hash, timeline_hash_order
+from kwire.features.java_order import timeline_hash_order
 from kwire.features.log_state import cluster_features_from_path
 from kwire.features.update_features import (
     SAFE_DOWNGRADE,
@@ -250,24 +250,7 @@ def test_the_first_refused_update_in_hash_map_order_is_the_one_reported():
     assert refused(verdict).startswith("Invalid update version 5 for feature group.version.")
 
 
-def test_java_hash_map_orders_as_the_jvm_does():
-    # printed by OpenJDK 17: new HashMap<String, Short>() put in this order, keySet() joined
-    assert hash_map_order(["metadata.version", "group.version", "transaction.version", "kraft.version",
-                           "eligible.leader.replicas.version", "share.version", "streams.version"]) == [
-        "group.version", "kraft.version", "metadata.version", "share.version", "streams.version",
-        "transaction.version", "eligible.leader.replicas.version"]
-    assert hash_map_order(["b", "a", "c", "zz", "foo.bar", "metadata.version"]) == [
-        "zz", "a", "b", "c", "foo.bar", "metadata.version"]
-    # 15 keys: the table has grown to 32 buckets
-    assert hash_map_order([f"x{i}" for i in range(1, 16)]) == [
-        "x8", "x9", "x10", "x12", "x1", "x11", "x2", "x14", "x3", "x13", "x4", "x5", "x15", "x6", "x7"]
-    assert [java_string_hash(s) for s in ("metadata.version", "é", "\U0001F600")] == [1098778905, 233, 1772899]
-
-
-def test_timeline_hash_map_order():
-    # six ids grow the table from 2 to 8 slots; a JVM's Fibonacci hashing puts ids 0..5 in slots 0,4,1,6,3,0
-    assert timeline_hash_order([0, 1, 2, 3, 4, 5]) == [0, 5, 2, 4, 1, 3]
-    assert timeline_hash_order([1, 2]) == [2, 1]  # two slots: 1 -> slot 1, 2 -> slot 0
+def test_the_first_broker_lacking_a_level_in_timeline_order_is_the_one_reported():
     state = cluster(21, brokers=(1, 2), supported={"metadata.version": (1, 21)})
     assert refused(judge(state, {"metadata.version": 22})).endswith("Broker 2 only supports versions 1-21")
 
