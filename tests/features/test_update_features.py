@@ -11,7 +11,6 @@ import pytest
 
 from kwire.features import FeatureError
 from kwire.features.java_order import timeline_hash_order
-from kwire.features.log_state import cluster_features_from_path
 from kwire.features.update_features import (
     SAFE_DOWNGRADE,
     UNSAFE_DOWNGRADE,
@@ -20,6 +19,8 @@ from kwire.features.update_features import (
     kafka_supported_features,
     update_request,
 )
+from kwire.metadata.cluster_features import cluster_features
+from kwire.metadata.loader import load_image
 from tests.paths import KRAFT_361, KRAFT_390
 
 PREFIX = "The update failed for all features since the following feature had an error: "
@@ -259,7 +260,7 @@ def test_the_first_broker_lacking_a_level_in_timeline_order_is_the_one_reported(
 
 
 def test_the_real_3_9_cluster_cannot_go_to_3_6_but_can_to_3_8():
-    state = cluster_features_from_path(KRAFT_390)
+    state = cluster_features(load_image(KRAFT_390))
     assert (state.metadata_version, state.node_id, state.quorum_node_ids) == (21, 1, (1,))
     assert state.local_supported == {"kraft.version": (0, 1), "metadata.version": (1, 21)}
     assert refused(judge(state, {"metadata.version": 14}, upgrade_type=SAFE_DOWNGRADE)) == (
@@ -275,7 +276,7 @@ def test_the_real_3_9_cluster_cannot_go_to_3_6_but_can_to_3_8():
 
 
 def test_the_real_3_6_cluster():
-    state = cluster_features_from_path(KRAFT_361)
+    state = cluster_features(load_image(KRAFT_361))
     assert (state.metadata_version, state.brokers, state.controllers) == (14, {1: {"metadata.version": (1, 14)}}, {})
     assert state.epoch == 18565
     verdict = judge(state, {"metadata.version": 12}, upgrade_type=SAFE_DOWNGRADE)
@@ -305,3 +306,21 @@ def test_turning_eligible_leader_replicas_on_moves_min_insync_replicas_to_the_cl
     state.finalized = {"eligible.leader.replicas.version": 1}
     assert appended(judge(state, {"eligible.leader.replicas.version": 0}, upgrade_type=SAFE_DOWNGRADE)) == [
         ("FeatureLevelRecord", "eligible.leader.replicas.version", 0)]
+
+
+def test_the_min_insync_replicas_configs_come_from_the_replayed_image(tmp_path):
+    from kwire.generated import MESSAGES
+    from kwire.metadata.loader import LoadedImage
+    from kwire.metadata.replay import MetadataReplayer
+
+    replayer = MetadataReplayer()
+    replayer.replay(MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=26))
+    for name, config, value in [("3", "log.retention.ms", "1"), ("", "min.insync.replicas", "2"),
+                                ("2", "min.insync.replicas", "2"), ("3", "min.insync.replicas", "3"),
+                                ("2", "min.insync.replicas", None)]:  # broker 2's goes, and with it broker 2
+        replayer.replay(MESSAGES["ConfigRecord"](resource_type=4, resource_name=name, name=config, value=value))
+    state = cluster_features(LoadedImage(replayer.image, tmp_path))
+    assert (state.cluster_min_insync_replicas, state.broker_min_insync_replicas, state.brokers_with_configs) == \
+        ("2", {3: "3"}, (3,))
+    assert [(r.message.resource_name, r.message.value) for r in
+            judge(state, {"eligible.leader.replicas.version": 1}).records[:-1]] == [("3", None)]
