@@ -139,6 +139,32 @@ def test_unknown_feature():
         "Invalid update version 0 for feature bar. Feature bar not found.")
 
 
+def test_feature_control_manager_test_update_features_with_the_test_feature():
+    # FeatureControlManagerTest.testUpdateFeatures: a controller with unstable versions on and
+    # test.feature.version 0-2, at metadata.version 3.3-IV3, no node registered
+    local = {**KAFKA_421, "metadata.version": (7, 30), "test.feature.version": (0, 2)}
+    state = cluster(7, brokers=(), local_supported=local)
+    assert refused(judge(state, {"test.feature.version": 3}, upgrade_type=SAFE_DOWNGRADE)) == (
+        "Invalid update version 3 for feature test.feature.version. Local controller 0 only supports versions 0-2")
+    assert refused(judge(state, {"test.feature.version": 1, "bar": 1})) == (
+        "Invalid update version 1 for feature bar. Local controller 0 does not support this feature.")
+    assert appended(judge(state, {"test.feature.version": 1})) == [("FeatureLevelRecord", "test.feature.version", 1)]
+
+
+def test_disabling_a_test_feature_appends_its_record_unless_a_dependency_fails():
+    # level 0 is within every node's (0, 0) and Feature.featureFromName knows Kafka's test features
+    assert appended(judge(cluster(21), {"test.feature.version": 0}, upgrade_type=SAFE_DOWNGRADE)) == [
+        ("FeatureLevelRecord", "test.feature.version", 0)]
+    # UnitTestFeatureVersion.FV7's level 0 needs metadata.version 3.7-IV0 (15)
+    assert refused(judge(cluster(14), {"unit.test.feature.version.7": 0}, upgrade_type=SAFE_DOWNGRADE)) == (
+        "Invalid update version 0 for feature unit.test.feature.version.7. unit.test.feature.version.7 could not "
+        "be set to 0 because it depends on metadata.version level 15")
+    # a Kafka 4.2.1 node supports none of their levels above 0
+    assert refused(judge(cluster(21), {"test.feature.version": 1})) == (
+        "Invalid update version 1 for feature test.feature.version. Local controller 0 does not support this "
+        "feature.")
+
+
 def test_dependency_violation():
     assert refused(judge(cluster(22), {"eligible.leader.replicas.version": 1})) == (
         "Invalid update version 1 for feature eligible.leader.replicas.version. eligible.leader.replicas.version "
