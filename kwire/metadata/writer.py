@@ -88,7 +88,7 @@ class Loss:
 
 @dataclass(frozen=True)
 class WriterRelease:
-    """What the Kafka release writing the snapshot does beyond what the level says (see the table above)."""
+    """What the Kafka release writing the snapshot does beyond what the level says (listed above)."""
 
     release: KafkaRelease
 
