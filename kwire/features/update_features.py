@@ -234,8 +234,11 @@ class _Judge:
                 raise _invalid(KRAFT_VERSION, level, "Can't downgrade the version of this feature.")
             return
         if level != current:
-            self.notes.append(f"the raft leader also checks that every voter supports {KRAFT_VERSION} {level} and "
-                              f"has a directory id; an offline evaluation cannot see that")
+            # LeaderState.maybeAppendUpgradedKRaftVersion (4.2.1) judges the voters as the leader has heard
+            # from them, which no log records (the version prints as its enum name)
+            self.notes.append(f"the raft leader also checks that every voter supports {KRAFT_VERSION} {level} (else: "
+                              f"\"Invalid upgrade of {KRAFT_VERSION} to KRAFT_VERSION_{level} because not all of the voters "
+                              f"support it\") and has a directory id; an offline evaluation cannot see that")
         # the raft layer appends a KRaftVersionRecord control record; the controller a NoOpRecord to wait on
         from kwire.generated.no_op_record import NoOpRecord
 
