@@ -275,7 +275,9 @@ _zstd_contexts = threading.local()
 
 
 def _zstd_context(window: int) -> zstandard.ZstdDecompressor:
-    contexts = _zstd_contexts.__dict__
+    contexts: dict[int, zstandard.ZstdDecompressor] | None = getattr(_zstd_contexts, "by_window", None)
+    if contexts is None:
+        contexts = _zstd_contexts.by_window = {}
     context = contexts.get(window)
     if context is None:
         context = contexts[window] = zstandard.ZstdDecompressor(max_window_size=window)
