@@ -66,8 +66,8 @@ class RecordColumns:
     def __init__(self, builder: ColumnBuilder) -> None:
         rows = builder.rows
         headers = builder.header_count
-        self.rows: i64 = rows
-        self.header_count: i64 = headers
+        self.rows: i32 = rows
+        self.header_count: i32 = headers
         self.offsets: bytes = builder.offsets.getvalue()
         self.timestamps: bytes = builder.timestamps.getvalue()
         self.key_ends: bytes = builder.key_ends.getvalue()
@@ -93,8 +93,9 @@ class ColumnBuilder:
     """Column buffers that grow batch by batch (and row by row for legacy or skipped rows)."""
 
     def __init__(self) -> None:
-        self.rows: i64 = 0
-        self.header_count: i64 = 0
+        # Row and header counts are int32, as Arrow's offsets are.
+        self.rows: i32 = 0
+        self.header_count: i32 = 0
         self.offsets = BytesWriter()
         self.timestamps = BytesWriter()
         self.key_ends = BytesWriter()
@@ -197,10 +198,10 @@ class ColumnBuilder:
                     key_data.write(data[pos:stop])
                     pos = stop
                 elif size == -1:
-                    write_i32_le(key_nulls, i32(row))
+                    write_i32_le(key_nulls, row)
                 else:
                     raise _negative("key", size, report_base + pos)
-                write_i32_le(key_ends, i32(len(key_data)))
+                write_i32_le(key_ends, len(key_data))
                 # -- value
                 b = data[pos]
                 if b < 0x80:
@@ -215,10 +216,10 @@ class ColumnBuilder:
                     value_data.write(data[pos:stop])
                     pos = stop
                 elif size == -1:
-                    write_i32_le(value_nulls, i32(row))
+                    write_i32_le(value_nulls, row)
                 else:
                     raise _negative("value", size, report_base + pos)
-                write_i32_le(value_ends, i32(len(value_data)))
+                write_i32_le(value_ends, len(value_data))
                 # -- headers
                 if data[pos] == 0:
                     pos += 1
@@ -226,7 +227,7 @@ class ColumnBuilder:
                     count_pos = pos
                     header_count, pos = _varint(data, pos, end, False, report_base)
                     pos = self._add_headers(data, pos, end, header_count, report_base, count_pos)
-                write_i32_le(header_ends, i32(self.header_count))
+                write_i32_le(header_ends, self.header_count)
                 if pos != end:
                     raise DecodeError(f"record fields take {pos - rec_start} bytes, its length says {end - rec_start}",
                                       offset=report_base + rec_start)
@@ -271,7 +272,7 @@ class ColumnBuilder:
                 raise DecodeError(f"header key is not UTF-8: invalid byte 0x{data[bad]:02x} at its byte {bad - pos}",
                                   offset=report_base + pos)
             key_data.write(data[pos:stop])
-            write_i32_le(key_ends, i32(len(key_data)))
+            write_i32_le(key_ends, len(key_data))
             pos = stop
             size, pos = _varint(data, pos, end, False, report_base)
             if size >= 0:
@@ -281,10 +282,10 @@ class ColumnBuilder:
                 value_data.write(data[pos:stop])
                 pos = stop
             elif size == -1:
-                write_i32_le(self.header_value_nulls, i32(header))
+                write_i32_le(self.header_value_nulls, header)
             else:
                 raise _negative("header value", size, report_base + pos)
-            write_i32_le(value_ends, i32(len(value_data)))
+            write_i32_le(value_ends, len(value_data))
             header += 1
         self.header_count = header
         if pos != end:
@@ -303,22 +304,22 @@ class ColumnBuilder:
         _append_binary(self.value_data, self.value_ends, self.value_nulls, value, row)
         for name, data in headers:
             self.header_key_data.write(name.encode("utf-8"))
-            write_i32_le(self.header_key_ends, i32(len(self.header_key_data)))
+            write_i32_le(self.header_key_ends, len(self.header_key_data))
             _append_binary(self.header_value_data, self.header_value_ends, self.header_value_nulls, data,
                            self.header_count)
             self.header_count += 1
-        write_i32_le(self.header_ends, i32(self.header_count))
+        write_i32_le(self.header_ends, self.header_count)
         self.rows = row + 1
 
     def add_null_row(self) -> None:
         """Append a row that stands for no record: every record column null."""
         row = self.rows
-        write_i32_le(self.null_rows, i32(row))
+        write_i32_le(self.null_rows, row)
         write_i64_le(self.offsets, 0)
         write_i64_le(self.timestamps, 0)
         _append_binary(self.key_data, self.key_ends, self.key_nulls, None, row)
         _append_binary(self.value_data, self.value_ends, self.value_nulls, None, row)
-        write_i32_le(self.header_ends, i32(self.header_count))
+        write_i32_le(self.header_ends, self.header_count)
         self.rows = row + 1
 
     # ------------------------------------------------------------------------- rollback
@@ -336,12 +337,12 @@ class ColumnBuilder:
             writer.truncate(length)
 
 
-def _append_binary(data: BytesWriter, ends: BytesWriter, nulls: BytesWriter, value: bytes | None, index: i64) -> None:
+def _append_binary(data: BytesWriter, ends: BytesWriter, nulls: BytesWriter, value: bytes | None, index: i32) -> None:
     if value is None:
-        write_i32_le(nulls, i32(index))
+        write_i32_le(nulls, index)
     else:
         data.write(value)
-    write_i32_le(ends, i32(len(data)))
+    write_i32_le(ends, len(data))
 
 
 def _varint(data: bytes, pos: i64, end: i64, long: bool, report_base: i64) -> tuple[i64, i64]:
@@ -411,13 +412,13 @@ def _utf8_error(data: bytes, pos: i64, stop: i64) -> i64:
     return _NO_ERROR
 
 
-def _validity(nulls: bytes, rows: i64) -> bytes | None:
+def _validity(nulls: bytes, rows: i32) -> bytes | None:
     """An Arrow validity bitmap for ``rows`` rows with the rows listed in ``nulls`` (int32s)
     cleared; None when none is."""
     if not nulls:
         return None
     bitmap = BytesWriter()
-    bitmap.write(b"\xff" * ((rows + 7) // 8))
+    bitmap.write(b"\xff" * ((i64(rows) + 7) // 8))
     k: i64 = 0
     while k < len(nulls):
         row: i64 = i64(read_i32_le(nulls, k))

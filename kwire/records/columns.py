@@ -4,7 +4,8 @@
 ``kwire.records._column_decoder_mypyc`` (``make native``, and ``make test``, build it; see
 ``python -m kwire.generator.native_records --help``). That module is used only when it was built
 from the very source beside it: a stale build (the source changed since) or one that does not
-import is skipped, and :data:`FALLBACK_REASON` says why.
+import is skipped, and :data:`FALLBACK_REASON` says why. ``KWIRE_RECORD_DECODER=python`` in the
+environment skips it on purpose (to compare, or to rule it out).
 
 Usage::
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import os
 from pathlib import Path
 from types import ModuleType
 
@@ -26,6 +28,7 @@ from kwire.records import column_decoder
 
 SOURCE = Path(column_decoder.__file__)
 COMPILED_MODULE = "kwire.records._column_decoder_mypyc"
+CHOICE_VARIABLE = "KWIRE_RECORD_DECODER"
 
 
 def source_digest(source: bytes | None = None) -> str:
@@ -35,6 +38,8 @@ def source_digest(source: bytes | None = None) -> str:
 
 def load_compiled() -> tuple[ModuleType | None, str | None]:
     """``(module, None)`` for a current compiled build, else ``(None, why not)``."""
+    if os.environ.get(CHOICE_VARIABLE) == "python":
+        return None, f"{CHOICE_VARIABLE}=python"
     try:
         module = importlib.import_module(COMPILED_MODULE)
     except ImportError as exc:
