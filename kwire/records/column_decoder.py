@@ -41,10 +41,15 @@ from kwire.wire.errors import CorruptRecordError, DecodeError
 COMPILED = False
 
 if COMPILED:
-    from librt.strings import BytesWriter, read_i32_le, write_i32_le, write_i64_le
+    from librt.strings import BytesWriter
+    from librt.strings import BytesWriter as Int32Writer
+    from librt.strings import BytesWriter as Int64Writer
+    from librt.strings import read_i32_le, write_i32_le, write_i64_le
     from mypy_extensions import i32, i64, u8
 else:
-    from kwire.records.byte_writer import BytesWriter, read_i32_le, write_i32_le, write_i64_le  # type: ignore[assignment]
+    from kwire.records.byte_writer import (  # type: ignore[assignment]
+        BytesWriter, Int32Writer, Int64Writer, read_i32_le, write_i32_le, write_i64_le,
+    )
 
     i32 = i64 = u8 = int  # type: ignore[misc]
 
@@ -72,21 +77,25 @@ class RecordColumns:
         self.timestamps: bytes = builder.timestamps.getvalue()
         self.key_ends: bytes = builder.key_ends.getvalue()
         self.key_data: bytes = builder.key_data.getvalue()
-        self.key_nulls: i64 = len(builder.key_nulls) // 4
-        self.key_validity: bytes | None = _validity(builder.key_nulls.getvalue(), rows)
+        nulls = builder.key_nulls.getvalue()
+        self.key_nulls: i64 = len(nulls) // 4
+        self.key_validity: bytes | None = _validity(nulls, rows)
         self.value_ends: bytes = builder.value_ends.getvalue()
         self.value_data: bytes = builder.value_data.getvalue()
-        self.value_nulls: i64 = len(builder.value_nulls) // 4
-        self.value_validity: bytes | None = _validity(builder.value_nulls.getvalue(), rows)
+        nulls = builder.value_nulls.getvalue()
+        self.value_nulls: i64 = len(nulls) // 4
+        self.value_validity: bytes | None = _validity(nulls, rows)
         self.header_ends: bytes = builder.header_ends.getvalue()
         self.header_key_ends: bytes = builder.header_key_ends.getvalue()
         self.header_key_data: bytes = builder.header_key_data.getvalue()
         self.header_value_ends: bytes = builder.header_value_ends.getvalue()
         self.header_value_data: bytes = builder.header_value_data.getvalue()
-        self.header_value_nulls: i64 = len(builder.header_value_nulls) // 4
-        self.header_value_validity: bytes | None = _validity(builder.header_value_nulls.getvalue(), headers)
-        self.null_rows: i64 = len(builder.null_rows) // 4
-        self.row_validity: bytes | None = _validity(builder.null_rows.getvalue(), rows)
+        nulls = builder.header_value_nulls.getvalue()
+        self.header_value_nulls: i64 = len(nulls) // 4
+        self.header_value_validity: bytes | None = _validity(nulls, headers)
+        nulls = builder.null_rows.getvalue()
+        self.null_rows: i64 = len(nulls) // 4
+        self.row_validity: bytes | None = _validity(nulls, rows)
 
 
 class ColumnBuilder:
@@ -96,21 +105,21 @@ class ColumnBuilder:
         # Row and header counts are int32, as Arrow's offsets are.
         self.rows: i32 = 0
         self.header_count: i32 = 0
-        self.offsets = BytesWriter()
-        self.timestamps = BytesWriter()
-        self.key_ends = BytesWriter()
+        self.offsets = Int64Writer()
+        self.timestamps = Int64Writer()
+        self.key_ends = Int32Writer()
         self.key_data = BytesWriter()
-        self.key_nulls = BytesWriter()
-        self.value_ends = BytesWriter()
+        self.key_nulls = Int32Writer()
+        self.value_ends = Int32Writer()
         self.value_data = BytesWriter()
-        self.value_nulls = BytesWriter()
-        self.header_ends = BytesWriter()
-        self.header_key_ends = BytesWriter()
+        self.value_nulls = Int32Writer()
+        self.header_ends = Int32Writer()
+        self.header_key_ends = Int32Writer()
         self.header_key_data = BytesWriter()
-        self.header_value_ends = BytesWriter()
+        self.header_value_ends = Int32Writer()
         self.header_value_data = BytesWriter()
-        self.header_value_nulls = BytesWriter()
-        self.null_rows = BytesWriter()
+        self.header_value_nulls = Int32Writer()
+        self.null_rows = Int32Writer()
         for ends in (self.key_ends, self.value_ends, self.header_ends, self.header_key_ends, self.header_value_ends):
             write_i32_le(ends, 0)
 
@@ -157,16 +166,24 @@ class ColumnBuilder:
         row = self.rows
         rec_start = pos
         n: i64 = 0
+        b: i64 = 0
+        c: i64 = 0
         try:
             while n < count:
                 rec_start = pos
-                # Varints of one byte (nearly every delta and short length) are read inline.
-                b: i64 = data[pos]
+                # Varints of one or two bytes (nearly every delta and length) are read inline.
+                b = data[pos]
                 if b < 0x80:
                     length = (b >> 1) ^ -(b & 1)
                     pos += 1
                 else:
-                    length, pos = _varint(data, pos, limit, False, report_base)
+                    c = data[pos + 1]
+                    if c < 0x80:
+                        b = (b & 0x7F) | (c << 7)
+                        length = (b >> 1) ^ -(b & 1)
+                        pos += 2
+                    else:
+                        length, pos = _varint(data, pos, limit, False, report_base)
                 end = pos + length
                 if length < 6 or end > limit:  # 6: the one-byte minimum of every field after it
                     raise DecodeError(f"record length {length} does not fit the {limit - pos} bytes left",
@@ -177,20 +194,38 @@ class ColumnBuilder:
                     timestamp_delta = (b >> 1) ^ -(b & 1)
                     pos += 1
                 else:
-                    timestamp_delta, pos = _varint(data, pos, end, True, report_base)
+                    c = data[pos + 1]
+                    if c < 0x80:
+                        b = (b & 0x7F) | (c << 7)
+                        timestamp_delta = (b >> 1) ^ -(b & 1)
+                        pos += 2
+                    else:
+                        timestamp_delta, pos = _varint(data, pos, end, True, report_base)
                 b = data[pos]
                 if b < 0x80:
                     offset_delta = (b >> 1) ^ -(b & 1)
                     pos += 1
                 else:
-                    offset_delta, pos = _varint(data, pos, end, False, report_base)
+                    c = data[pos + 1]
+                    if c < 0x80:
+                        b = (b & 0x7F) | (c << 7)
+                        offset_delta = (b >> 1) ^ -(b & 1)
+                        pos += 2
+                    else:
+                        offset_delta, pos = _varint(data, pos, end, False, report_base)
                 # -- key
                 b = data[pos]
                 if b < 0x80:
                     size = (b >> 1) ^ -(b & 1)
                     pos += 1
                 else:
-                    size, pos = _varint(data, pos, end, False, report_base)
+                    c = data[pos + 1]
+                    if c < 0x80:
+                        b = (b & 0x7F) | (c << 7)
+                        size = (b >> 1) ^ -(b & 1)
+                        pos += 2
+                    else:
+                        size, pos = _varint(data, pos, end, False, report_base)
                 if size >= 0:
                     stop = pos + size
                     if stop > end:
@@ -208,7 +243,13 @@ class ColumnBuilder:
                     size = (b >> 1) ^ -(b & 1)
                     pos += 1
                 else:
-                    size, pos = _varint(data, pos, end, False, report_base)
+                    c = data[pos + 1]
+                    if c < 0x80:
+                        b = (b & 0x7F) | (c << 7)
+                        size = (b >> 1) ^ -(b & 1)
+                        pos += 2
+                    else:
+                        size, pos = _varint(data, pos, end, False, report_base)
                 if size >= 0:
                     stop = pos + size
                     if stop > end:
@@ -330,6 +371,7 @@ class ColumnBuilder:
                 self.header_value_ends, self.header_value_data, self.header_value_nulls, self.null_rows]
 
     def _lengths(self) -> list[i64]:
+        # (in plain Python an integer column's length counts values; truncate counts alike)
         return [len(writer) for writer in self._writers()]
 
     def _truncate(self, lengths: list[i64]) -> None:
