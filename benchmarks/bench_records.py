@@ -13,13 +13,22 @@ every decoder's records are checked against kafka-python's.
 Each measurement repeats the decode for at least ``--min-time`` seconds, the decoders taking
 turns; the table shows the median of ``--repeat`` measurements in records per second, the spread
 (min..max as % of the median), and the median ratios (measured round by round) to kafka-python
-and to aiokafka's C reader. The mypyc build must exist (``make native``); without it the
-``kwire-arrow`` row is left out and the reason printed.
+and to aiokafka's C reader, with the range of that last ratio over the rounds. The mypyc build
+must exist (``make native``); without it the ``kwire-arrow`` row is left out and the reason
+printed.
+
+``--instructions`` counts CPU instructions instead (valgrind's callgrind; deterministic, so a
+busy machine does not move it): each decoder decodes the batch ``--loops`` times in a process of
+its own, and the instructions of a run without those loops are taken away. Slow: about a minute
+per decoder and codec.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -137,20 +146,60 @@ def measure(decode, wire: bytes, min_time: float) -> float:
     return loops * RECORDS / elapsed
 
 
+def instructions(name: str, codec: Codec, loops: int) -> int:
+    """Instructions callgrind counts for a process that decodes the batch ``loops`` times."""
+    command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", sys.executable, __file__,
+               "--run-only", name, "--codecs", codec.name.lower(), "--loops", str(loops)]
+    proc = subprocess.run(command, env={**os.environ, "PYTHONHASHSEED": "0"}, capture_output=True, text=True)
+    found = re.search(r"Collected : (\d+)", proc.stderr)
+    if proc.returncode != 0 or found is None:
+        raise SystemExit(f"callgrind run of {name} failed:\n{proc.stderr[-2000:]}")
+    return int(found.group(1))
+
+
+def instruction_table(codecs: list[Codec], loops: int) -> None:
+    print(f"CPU instructions per record (callgrind; {loops} decodes of a {RECORDS}-record batch minus none)\n")
+    header = f"{'codec':<7} {'decoder':<15} {'instr/record':>13} {'x aiokafka-c':>13}"
+    print(header)
+    print("-" * len(header))
+    for codec in codecs:
+        per_record = {}
+        for name in DECODERS:
+            extra = instructions(name, codec, loops) - instructions(name, codec, 0)
+            per_record[name] = extra / (loops * RECORDS)
+        for name, count in per_record.items():
+            print(f"{codec.name.lower():<7} {name:<15} {count:>13,.0f} {per_record['aiokafka-c'] / count:>12.3f}x")
+        print()
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--min-time", type=float, default=0.2)
     parser.add_argument("--codecs", default="none,zstd", help="any of none,gzip,snappy,lz4,zstd")
+    parser.add_argument("--instructions", action="store_true", help="count instructions with callgrind instead")
+    parser.add_argument("--loops", type=int, default=10, help="decodes per callgrind run")
+    parser.add_argument("--run-only", metavar="DECODER", help=argparse.SUPPRESS)  # one callgrind run
     args = parser.parse_args(argv)
     codecs = [Codec[name.strip().upper()] for name in args.codecs.split(",")]
+    if args.run_only:
+        wire = make_batch(codecs[0])
+        decode = DECODERS[args.run_only]
+        decode(wire)  # warm: lazy imports, caches
+        for _ in range(args.loops):
+            decode(wire)
+        return
+    if args.instructions:
+        instruction_table(codecs, args.loops)
+        return
 
     print(f"{RECORDS}-record batches, median of {args.repeat} runs of >= {args.min_time}s, CRC checked, "
           "every key and value touched")
     if COMPILED is None:
         print(f"kwire-arrow left out: the mypyc build is {NOT_COMPILED}")
     print()
-    header = f"{'codec':<7} {'decoder':<15} {'records/s':>12} {'spread':>8} {'x kafka-python':>15} {'x aiokafka-c':>13}"
+    header = (f"{'codec':<7} {'decoder':<15} {'records/s':>12} {'spread':>8} {'x kafka-python':>15} "
+              f"{'x aiokafka-c':>13} {'(range)':>13}")
     print(header)
     print("-" * len(header))
     for codec in codecs:
@@ -170,10 +219,10 @@ def main(argv: list[str] | None = None) -> None:
             median = statistics.median(runs[name])
             spread = (max(runs[name]) - min(runs[name])) / median * 100
             vs_kp = statistics.median(a / b for a, b in zip(runs[name], runs["kafka-python"]))
-            vs_c = statistics.median(a / b for a, b in zip(runs[name], runs["aiokafka-c"]))
+            ratios = [a / b for a, b in zip(runs[name], runs["aiokafka-c"])]
             print(
                 f"{codec.name.lower():<7} {name:<15} {median:>12,.0f} {spread:>7.1f}% "
-                f"{vs_kp:>14.2f}x {vs_c:>12.3f}x"
+                f"{vs_kp:>14.2f}x {statistics.median(ratios):>12.3f}x {min(ratios):>6.2f}-{max(ratios):<6.2f}"
             )
         print()
 
