@@ -144,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"record decoder not compiled: {exc}", file=sys.stderr)
         return 0
     except CompileFailed as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(f"error: {exc}\n{exc.log[-3000:]}", file=sys.stderr)
         return 1
     say(f"record decoder: compiled ({MODULE})")
     return 0
