@@ -53,9 +53,11 @@ else:
 
     i32 = i64 = u8 = int  # type: ignore[misc]
 
-INT32_MAX: Final = 2**31 - 1
-INT64_MAX: Final = 2**63 - 1
-INT64_MIN: Final = -(2**63)
+# int64 constants as machine integers: as plain ints mypyc would keep 2**63 - 1 as a Python object
+# and do the overflow checks in arbitrary precision, once per record.
+INT32_MAX: Final[i64] = 2**31 - 1
+INT64_MAX: Final[i64] = 2**63 - 1
+INT64_MIN: Final[i64] = -(2**63)
 #: The smallest record: a one-byte length, then six one-byte fields.
 MIN_RECORD_SIZE: Final = 7
 _NO_ERROR: Final = -1

@@ -287,6 +287,15 @@ def _zstd_context(window: int) -> zstandard.ZstdDecompressor:
 def _zstd_decompress(data, max_size: int, offset: int | None) -> bytes:
     window = min(_ZSTD_MAX_WINDOW, max(_ZSTD_MIN_WINDOW, 1 << max(max_size - 1, 1).bit_length()))
     context = _zstd_context(window)
+    # One frame that declares its size within the cap (what most producers write): in one call,
+    # into one buffer of that size. Anything else (several frames, no size, a size that lies,
+    # corrupt data) goes the step-by-step way below, which also words the error.
+    try:
+        declared = zstandard.frame_content_size(data)
+        if 0 < declared <= max_size:
+            return context.decompress(data, allow_extra_data=False)
+    except zstandard.ZstdError:
+        pass
     view = memoryview(data)
     parts: list[bytes] = []
     produced = 0
