@@ -208,7 +208,7 @@ def records_area(records) -> bytes:
     count_change=st.sampled_from([0, 0, 0, -1, 1, 5, 10**9]),
 )
 def test_damaged_records_fail_alike_in_both_builds_and_where_the_object_reader_fails(
-        compiled_record_decoder, records, edits, count_change):
+        decoder, records, edits, count_change):
     data = bytearray(records_area([(d % 1000, k, v, h) for d, k, v, h in records]))
     for kind, where, byte in edits:
         where %= len(data) + 1
@@ -223,7 +223,8 @@ def test_damaged_records_fail_alike_in_both_builds_and_where_the_object_reader_f
     data = bytes(data)
     count = max(0, len(records) + count_change)
     pure = outcome(column_decoder, data, count)
-    assert outcome(compiled_record_decoder, data, count) == pure
+    if decoder is not column_decoder:
+        assert outcome(decoder, data, count) == pure
     theirs = object_outcome(data, count)
     if isinstance(pure, list):
         assert pure == theirs
