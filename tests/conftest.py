@@ -1,5 +1,5 @@
 """Shared fixtures: codecs generated from kafka-python's shipped definitions, one Spark session,
-the compiled build. Where test data lives is ``tests/paths.py``'s business."""
+the compiled builds. Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
@@ -10,10 +10,29 @@ from pathlib import Path
 import pytest
 
 from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
-from tests.paths import DATA
+from tests.paths import DATA, REPO
 
 # The hostile-input fuzzer mutates real frames, batches and logs: the suite's own test data.
 os.environ[CORPUS_VARIABLE] = str(DATA)
+
+
+RECORD_DECODER_CACHE = REPO / "build" / "record-decoder"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Build the compiled record decoder before anything imports kwire.records.columns, so the
+    whole suite (Spark workers included) runs it; once per run, in the main process (xdist
+    workers start after this), cached under build/record-decoder. Without mypyc or a C compiler
+    the suite runs the plain-Python decoder, and the tests of the compiled one skip."""
+    if hasattr(config, "workerinput"):
+        return
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build
+
+    try:
+        build(RECORD_DECODER_CACHE, log=lambda _message: None)
+    except CompileUnavailable:
+        pass
 
 
 def kafka_python_definitions() -> Path:
@@ -60,3 +79,20 @@ def compiled_generated():
         return compiled_package()
     except CompileUnavailable as exc:  # no mypy or no C compiler: only the pure build exists here
         pytest.skip(f"no compiled build: {exc}")
+
+
+@pytest.fixture(scope="session")
+def compiled_record_decoder():
+    """kwire.records._column_decoder_mypyc, current (built by pytest_configure, or here)."""
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build
+    from kwire.records.columns import load_compiled
+
+    try:
+        build(RECORD_DECODER_CACHE, log=lambda _message: None)
+    except CompileUnavailable as exc:
+        pytest.skip(f"no compiled record decoder: {exc}")
+    module, why_not = load_compiled()
+    if module is None:
+        raise AssertionError(f"the compiled record decoder was built but is not used: {why_not}")
+    return module
