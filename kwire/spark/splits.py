@@ -2,7 +2,8 @@
 
 A file no larger than the split size is one piece. A larger one is cut where a batch starts, found
 by reading only the 12 bytes at the front of each entry (``baseOffset int64 | batchLength int32``)
-and jumping over the rest, so planning a 1 GB segment reads a few hundred kilobytes. Small pieces
+and jumping over the rest, so planning a 1 GB segment reads a few hundred kilobytes. In object
+storage each of those headers is one ranged GET of 12 bytes: planning never fetches a whole object. Small pieces
 are packed together so that a directory of many tiny segments does not become one task each.
 
 A piece ends either at a batch boundary or at the end of its file; a last entry cut short by a
@@ -10,7 +11,6 @@ crash is left to the reader, which stops before it, as Kafka does.
 """
 from __future__ import annotations
 
-import os
 import struct
 from dataclasses import dataclass
 
@@ -18,6 +18,7 @@ from kwire.wire.errors import CorruptRecordError
 from kwire.records.legacy import MESSAGE_OVERHEAD_V0
 from kwire.records.reader import LOG_OVERHEAD
 from kwire.spark.logfiles import LogFile
+from kwire.spark.storage import RangeReader
 
 DEFAULT_SPLIT_BYTES = 32 * 1024 * 1024
 MIN_SPLIT_BYTES = 1024 * 1024
@@ -44,28 +45,26 @@ def split_size(total_bytes: int, max_split_bytes: int = DEFAULT_SPLIT_BYTES, min
     return max(min(max_split_bytes, per_split), min(MIN_SPLIT_BYTES, max_split_bytes), 1)
 
 
-def entry_starts(path: str, size: int, every: int) -> list[int]:
-    """Positions of entries in ``path`` at which to cut, about ``every`` bytes apart (the first
+def entry_starts(file: LogFile, every: int) -> list[int]:
+    """Positions of entries in ``file`` at which to cut, about ``every`` bytes apart (the first
     entry, at 0, is not listed). Only entry headers are read."""
     cuts = []
-    fd = os.open(path, os.O_RDONLY)
-    try:
+    size = file.size
+    with RangeReader(file) as reader:
         pos = last_cut = 0
         while pos + LOG_OVERHEAD <= size:
-            header = os.pread(fd, LOG_OVERHEAD, pos)
+            header = reader.read(pos, LOG_OVERHEAD)
             if len(header) < LOG_OVERHEAD:
                 break  # the file shrank under us: stop like a truncated tail
             _, length = _ENTRY_HEADER.unpack(header)
             if length < MESSAGE_OVERHEAD_V0:
                 raise CorruptRecordError(
-                    f"entry size {length} is below the minimum of {MESSAGE_OVERHEAD_V0} in {path}", offset=pos
+                    f"entry size {length} is below the minimum of {MESSAGE_OVERHEAD_V0} in {file.path}", offset=pos
                 )
             if pos - last_cut >= every:
                 cuts.append(pos)
                 last_cut = pos
             pos += LOG_OVERHEAD + length
-    finally:
-        os.close(fd)
     return cuts
 
 
@@ -73,7 +72,7 @@ def pieces_of(file: LogFile, every: int) -> list[Piece]:
     """``file`` cut at batch boundaries into pieces of about ``every`` bytes."""
     if file.size <= every:
         return [Piece(file, 0, file.size)]
-    bounds = [0, *entry_starts(file.path, file.size, every), file.size]
+    bounds = [0, *entry_starts(file, every), file.size]
     return [Piece(file, start, end) for start, end in zip(bounds, bounds[1:]) if end > start]
 
 
