@@ -39,9 +39,10 @@ run: $(RUN_STAMP)
 	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"
 	@echo "  reports/sample-decoded/   the same directory decoded on Spark (local[*]), one JSON row per record"
 
-# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores.
+# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores. Tests
+# marked xdist_group("spark-cluster") share one worker, so only one Spark cluster is started.
 test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The API reference, from the docstrings (pdoc): build/docs/index.html
 docs: $(TEST_STAMP)

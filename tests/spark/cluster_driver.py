@@ -23,6 +23,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,6 +36,7 @@ class CommandResult:
     code: int
     stdout: str
     stderr: str
+    seconds: float
 
 
 class ClusterDriver:
@@ -101,17 +103,18 @@ def _run_kwire(argv: list[str]) -> dict:
     from kwire.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
+    started = time.monotonic()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
             code = main(argv)
         except SystemExit as exc:  # argparse's usage errors
             code = exc.code if isinstance(exc.code, int) else 2
-    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+    seconds = time.monotonic() - started
+    print(f"kwire {' '.join(argv)}: exit {code} in {seconds:.1f}s", file=sys.stderr, flush=True)
+    return {"code": code, "stdout": out.getvalue(), "stderr": err.getvalue(), "seconds": seconds}
 
 
 def _probe(tasks: int, master: str, executors: int) -> dict:
-    import time
-
     from kwire.spark.session import build_session
 
     def where_from(_):

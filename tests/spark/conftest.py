@@ -106,6 +106,7 @@ def cluster_driver(cluster, s3, tmp_path_factory):
     events.mkdir()
     (conf / "spark-defaults.conf").write_text(
         "spark.eventLog.enabled true\n"
+        "spark.eventLog.compress false\n"
         f"spark.eventLog.dir {events.as_uri()}\n"
         "spark.executor.memory 512m\n")
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}

@@ -87,16 +87,18 @@ class S3Server:
             status.append(int(code.split()[0]))
             return start_response(code, headers, *rest)
 
-        sent = 0
+        # moto answers from memory: gather the body, log it, then send it, so that the log holds
+        # every request whose answer a client has seen
+        response = self._moto(environ, recording_start)
         try:
-            for chunk in self._moto(environ, recording_start):
-                sent += len(chunk)
-                yield chunk
+            body = b"".join(response)
         finally:
-            with self._lock:
-                self.accesses.append(Access(method, unquote(environ.get("PATH_INFO", "")),
-                                            environ.get("QUERY_STRING", ""), environ.get("HTTP_RANGE"),
-                                            status[0] if status else 0, sent))
+            getattr(response, "close", lambda: None)()
+        with self._lock:
+            self.accesses.append(Access(method, unquote(environ.get("PATH_INFO", "")),
+                                        environ.get("QUERY_STRING", ""), environ.get("HTTP_RANGE"),
+                                        status[0] if status else 0, len(body)))
+        return [body]
 
     def mark(self) -> int:
         """A position in the access log, for :meth:`since`."""
