@@ -82,8 +82,8 @@ def plan(files: list[LogFile], max_split_bytes: int = DEFAULT_SPLIT_BYTES, min_s
     splits: list[list[Piece]] = []
     current: list[Piece] = []
     held = 0
-    for file in files:
-        for piece in pieces_of(file, every):
+    for pieces in _pieces_of_each(files, every):
+        for piece in pieces:
             if current and held + piece.size > every:
                 splits.append(current)
                 current, held = [], 0
@@ -92,3 +92,19 @@ def plan(files: list[LogFile], max_split_bytes: int = DEFAULT_SPLIT_BYTES, min_s
     if current:
         splits.append(current)
     return splits
+
+
+REMOTE_PLANNING_THREADS = 8
+
+
+def _pieces_of_each(files: list[LogFile], every: int) -> list[list[Piece]]:
+    """``pieces_of`` every file, in order. Remote files are walked side by side: each header there
+    is a request, and waiting for one file's answers need not hold up the others."""
+    remote = [f for f in files if f.filesystem is not None and f.size > every]
+    if len(remote) < 2:
+        return [pieces_of(f, every) for f in files]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(min(REMOTE_PLANNING_THREADS, len(remote)), thread_name_prefix="kwire-plan") as pool:
+        walked = dict(zip(map(id, remote), pool.map(lambda f: pieces_of(f, every), remote)))
+    return [walked[id(f)] if id(f) in walked else pieces_of(f, every) for f in files]

@@ -22,7 +22,7 @@ import pytest
 from kwire.cli.main import main as kwire_main
 from kwire.spark import read_table
 from tests.paths import KRAFT_361, REPO
-from tests.spark.conftest import BUCKET
+from tests.spark.remote_data import BUCKET
 
 pytestmark = pytest.mark.xdist_group("spark-cluster")
 

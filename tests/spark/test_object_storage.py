@@ -15,7 +15,7 @@ import pytest
 from kwire.cli.main import main as kwire_main
 from kwire.spark import logfiles, read_table, splits
 from kwire.wire.errors import KwireError
-from tests.spark.conftest import BUCKET
+from tests.spark.remote_data import BUCKET
 
 LOG_OVERHEAD = 12
 
