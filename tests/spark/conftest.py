@@ -12,10 +12,12 @@ import sys
 import pytest
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def cluster_driver(cluster, s3, tmp_path_factory):
-    """One driver process on ``cluster`` for the kwire commands of every cluster test (see
-    cluster_driver.py), with an event log to read what the scheduler did."""
+    """One driver process on ``cluster`` for the kwire commands of a module's cluster tests (see
+    cluster_driver.py), with an event log to read what the scheduler did. Its application holds
+    every core of the cluster while it runs, so it ends with the module: other applications (the
+    README's examples) then get the cores."""
     from tests.spark.cluster_driver import ClusterDriver
 
     root = tmp_path_factory.mktemp("cluster-driver")

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow.parquet as pq
 import pytest
 
 from kwire.cli.main import main as kwire_main
@@ -91,14 +90,9 @@ def test_planning_reads_only_batch_headers(s3, kafka_dirs):
     assert sum(f.size for f in big) > 500 * LOG_OVERHEAD * headers  # a tiny share of the bytes
 
 
-def test_spark_and_kwire_decode_read_s3(spark, s3, kafka_dirs, tmp_path, capsys):
+def test_spark_reads_s3(spark, s3, kafka_dirs, tmp_path, capsys):
     uri = f"s3://{BUCKET}/kraft"
-    expected = local_rows(kafka_dirs["kraft"], uri)
-    assert spark.read.format("kwire").load(uri).toArrow().to_pylist() == expected
-    out = tmp_path / "out"
-    assert kwire_main(["decode", uri, "--out", str(out), "-q"]) == 0
-    written = [r for p in sorted(out.glob("*.parquet")) for r in pq.read_table(p).to_pylist()]
-    key = lambda r: (r["file"], r["offset"])  # noqa: E731
-    assert sorted(written, key=key) == sorted(expected, key=key)
+    assert spark.read.format("kwire").load(uri).toArrow().to_pylist() == local_rows(kafka_dirs["kraft"], uri)
+    # kwire decode on S3 runs in test_cluster.py (on the cluster); a missing prefix fails before Spark starts
     assert kwire_main(["decode", f"s3://{BUCKET}/nothing-here", "--out", str(tmp_path / "x")]) == 2
     assert f"s3://{BUCKET}/nothing-here: no such file or directory" in capsys.readouterr().err
