@@ -1,6 +1,6 @@
 """Shared fixtures: codecs generated from kafka-python's shipped definitions, one Spark session,
-the compiled build, an S3 server and a Spark standalone cluster (each started on first use, once
-per test process). Where test data lives is ``tests/paths.py``'s business."""
+the compiled build, an S3 server with Kafka data in it (started on first use, once per test
+process). Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
@@ -90,13 +90,3 @@ def s3(kafka_dirs):
         for name in ("kraft", "many"):
             server.upload(kafka_dirs[name], BUCKET, name)
         yield server
-
-
-@pytest.fixture(scope="session")
-def cluster(tmp_path_factory):
-    """A Spark standalone cluster on 127.0.0.1: a master and two workers of one core and 1 GiB
-    (tests/spark/standalone.py). Tests using it carry ``pytest.mark.xdist_group("spark-cluster")``."""
-    from tests.spark.standalone import StandaloneCluster
-
-    with StandaloneCluster(tmp_path_factory.mktemp("spark-cluster")) as running:
-        yield running

@@ -6,8 +6,7 @@ repository, so that relative paths such as ``tests/data/...`` and ``git:HEAD:...
 say. ``text`` blocks are output samples and synopses, not examples. Examples that talk to a broker
 find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback. Examples that read
 ``s3://`` get the AWS variables of the suite's S3 server (moto, on loopback, holding
-``s3://kafka-tier/kraft``), and shell examples that use ``$SPARK_MASTER`` the URL of its
-standalone cluster.
+``s3://kafka-tier/kraft``).
 """
 from __future__ import annotations
 
@@ -65,24 +64,12 @@ def test_python_example(line, code, clone, monkeypatch, request):
     exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
 
 
-def shell_blocks() -> list:
-    """The sh blocks; those on the cluster share the cluster tests' worker (see tests/spark/conftest.py)."""
-    return [pytest.param(line, code, id=f"line{line}",
-                         marks=[pytest.mark.xdist_group("spark-cluster")] if "SPARK_MASTER" in code else [])
-            for line, code in blocks("sh")]
-
-
-@pytest.mark.parametrize(("line", "code"), shell_blocks())
+@pytest.mark.parametrize(("line", "code"), blocks("sh"), ids=lambda v: f"line{v}" if isinstance(v, int) else "")
 def test_shell_example(line, code, clone, request):
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
            "PYSPARK_PYTHON": sys.executable}
     if "KAFKA_BOOTSTRAP" in code:
         env["KAFKA_BOOTSTRAP"] = request.getfixturevalue("broker")
-    if "s3://" in code:
-        env.update(request.getfixturevalue("s3").env)
-    if "SPARK_MASTER" in code:
-        env.update(SPARK_MASTER=request.getfixturevalue("cluster").url, SPARK_LOCAL_IP="127.0.0.1")
-        env.pop("PYTHONPATH", None)  # the executors get kwire from the zip build_session ships
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", code], cwd=clone, env=env, capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, f"README.md:{line}\n{code}\n--- stdout\n{done.stdout}\n--- stderr\n{done.stderr}"

@@ -1,5 +1,5 @@
-"""The driver process for the tests that run on the standalone cluster (the ``cluster`` and ``s3``
-fixtures are in tests/conftest.py: the README's examples use them too).
+"""A Spark standalone cluster and a driver process on it, for the tests that run on a cluster (the
+``s3`` fixture is in tests/conftest.py: a README example uses it too).
 
 Tests that use the cluster carry ``pytest.mark.xdist_group("spark-cluster")`` so that under
 ``pytest -n 2 --dist loadgroup`` one worker runs them all and only one cluster is started.
@@ -10,6 +10,16 @@ import os
 import sys
 
 import pytest
+
+
+@pytest.fixture(scope="session")
+def cluster(tmp_path_factory):
+    """A Spark standalone cluster on 127.0.0.1: a master and two workers of one core and 1 GiB
+    (tests/spark/standalone.py). Tests using it carry ``pytest.mark.xdist_group("spark-cluster")``."""
+    from tests.spark.standalone import StandaloneCluster
+
+    with StandaloneCluster(tmp_path_factory.mktemp("spark-cluster")) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
