@@ -147,6 +147,15 @@ class RangeReader:
         self.close()
 
 
+def read_object(filesystem: Any, fs_path: str) -> bytes:
+    """A whole (small) remote object, such as a segment's offset index."""
+    try:
+        with filesystem.open_input_file(fs_path) as source:
+            return source.read()
+    except OSError as exc:
+        raise KwireError(f"cannot read {fs_path}: {exc}") from None
+
+
 def read_range(file: Any, start: int, end: int) -> bytes:
     """Bytes ``start`` to ``end`` of ``file`` (a LogFile), in one ranged read."""
     with RangeReader(file) as reader:

@@ -7,6 +7,7 @@ ranged reads. The expected rows are those of the same directories read from loca
 """
 from __future__ import annotations
 
+import struct
 from pathlib import Path
 
 import pytest
@@ -96,3 +97,57 @@ def test_spark_reads_s3(spark, s3, kafka_dirs, tmp_path, capsys):
     # kwire decode on S3 runs in test_cluster.py (on the cluster); a missing prefix fails before Spark starts
     assert kwire_main(["decode", f"s3://{BUCKET}/nothing-here", "--out", str(tmp_path / "x")]) == 2
     assert f"s3://{BUCKET}/nothing-here: no such file or directory" in capsys.readouterr().err
+
+
+def kafka_offset_index(segment: bytes, interval: int = 4096) -> bytes:
+    """The offset index Kafka keeps beside a segment (base offset 0), built from the format: 8-byte
+    entries (offset relative to the segment's base, position), one when more than ``interval``
+    bytes were appended since the last, naming the last offset of the batch appended at that
+    position, as LogSegment.append does; then the zero-filled tail of a preallocated index."""
+    entries, pos, since = [], 0, 0
+    while pos + LOG_OVERHEAD <= len(segment):
+        length = int.from_bytes(segment[pos + 8:pos + 12], "big")
+        if since > interval:
+            last_offset = int.from_bytes(segment[pos:pos + 8], "big") + int.from_bytes(segment[pos + 23:pos + 27], "big")
+            entries.append(struct.pack(">ii", last_offset, pos))
+            since = 0
+        since += LOG_OVERHEAD + length
+        pos += LOG_OVERHEAD + length
+    return b"".join(entries) + bytes(8 * 32)
+
+
+def test_planning_takes_cuts_from_the_segments_offset_index(s3, kafka_dirs, tmp_path):
+    segment = kafka_dirs["many"] / "orders-0" / "00000000000000000000.log"
+    data = segment.read_bytes()
+    index = kafka_offset_index(data)
+    entries = [struct.unpack_from(">ii", index, i) for i in range(0, len(index), 8)]
+    lying = b"".join(struct.pack(">ii", offset, position + 1 if position else 0) for offset, position in entries)
+    for name, content in (("indexed", index), ("lying", lying)):
+        folder = tmp_path / name / "orders-0"
+        folder.mkdir(parents=True)
+        (folder / segment.name).write_bytes(data)
+        (folder / "00000000000000000000.index").write_bytes(content)
+        s3.upload(tmp_path / name, BUCKET, name)
+    starts = batch_starts(data)
+
+    (file,) = logfiles.discover(f"s3://{BUCKET}/indexed")
+    assert file.offset_index == f"{BUCKET}/indexed/orders-0/00000000000000000000.index" and file.base_offset == 0
+    mark = s3.mark()
+    plan = splits.plan([file], max_split_bytes=128 * 1024)
+    gets = object_gets(s3.since(mark), "indexed")
+    cuts = [piece.start for split in plan for piece in split][1:]
+    assert set(cuts) <= set(starts) and len(cuts) >= 6
+    # the index once, and one 12-byte header per cut, to check it: not one per batch
+    assert sorted((g.path.rsplit(".", 1)[1], g.body_bytes) for g in gets) == sorted(
+        [("index", len(index))] + [("log", LOG_OVERHEAD)] * len(cuts))
+    uri = f"s3://{BUCKET}/indexed"
+    assert read_table(uri, max_split_bytes=128 * 1024).to_pylist() == local_rows(tmp_path / "indexed", uri)
+
+    # an index whose positions fall inside batches is caught at the first cut and left for the walk
+    (file,) = logfiles.discover(f"s3://{BUCKET}/lying")
+    mark = s3.mark()
+    walked = splits.plan([file], max_split_bytes=128 * 1024)
+    headers = [g for g in object_gets(s3.since(mark), "lying") if g.path.endswith(".log")]
+    assert len(headers) == 1 + len(starts)
+    assert [piece.start for split in walked for piece in split][1:] == [
+        piece.start for split in splits.plan(logfiles.discover(tmp_path / "lying"), 128 * 1024) for piece in split][1:]
