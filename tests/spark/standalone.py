@@ -36,9 +36,12 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+_prctl = ctypes.CDLL(None, use_errno=True).prctl  # looked up here: the child should do little before exec
+
+
 def _die_with_parent() -> None:
     # runs in the child between fork and exec: SIGTERM when the starting process goes away
-    ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
 class StandaloneCluster:
