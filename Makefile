@@ -33,7 +33,7 @@ run: $(RUN_STAMP)
 	$(BIN)/kwire decode build/sample-data --out reports/sample-decoded --format json --mode overwrite
 	@echo
 	@echo "make run: done. What it produced:"
-	@echo "  generated/                the codecs, regenerated from message_defs/ ($$(ls message_defs/*.json | wc -l) definitions)"
+	@echo "  generated/                the codecs, regenerated from message_defs/ ($$(find message_defs -name "*.json" | wc -l) definitions)"
 	@echo "  reports/fuzz/report.md    the cross-version sweep: $$(sed -n 's/^\*\*\(PASSED\|FAILED\)\*\*: \([0-9]* cells\).*/\1, \2/p' reports/fuzz/report.md) (report.json, one heatmap per message)"
 	@echo "  build/sample-data/        a sample Kafka data directory written by kwire's writers"
 	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"

@@ -288,9 +288,9 @@ def read_frame_header(value: bytes) -> tuple[int, int, int]:
 
 
 def metadata_record_classes() -> dict[int, type]:
-    from kwire import generated
+    from kwire.logs.metadata_log import metadata_record_classes as kraft_classes
 
-    return {cls.API_KEY: cls for cls in generated.MESSAGES.values() if cls.MESSAGE_TYPE == "metadata"}
+    return kraft_classes()  # the KRaft records (tiered storage's have apiKeys of their own)
 
 
 def metadata_stream_records() -> list[tuple[object, int]]:

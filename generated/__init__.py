@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provides these names
     from kwire.wire.message import GeneratedStruct
     from .abort_transaction_record import AbortTransactionRecord
+    from .aborted_txn import AbortedTxn
     from .access_control_entry_record import AccessControlEntryRecord
     from .add_offsets_to_txn_request import AddOffsetsToTxnRequest
     from .add_offsets_to_txn_response import AddOffsetsToTxnResponse
@@ -56,12 +57,27 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .clear_elr_record import ClearElrRecord
     from .client_quota_record import ClientQuotaRecord
     from .config_record import ConfigRecord
+    from .consumer_group_current_member_assignment_key import ConsumerGroupCurrentMemberAssignmentKey
+    from .consumer_group_current_member_assignment_value import ConsumerGroupCurrentMemberAssignmentValue
     from .consumer_group_describe_request import ConsumerGroupDescribeRequest
     from .consumer_group_describe_response import ConsumerGroupDescribeResponse
     from .consumer_group_heartbeat_request import ConsumerGroupHeartbeatRequest
     from .consumer_group_heartbeat_response import ConsumerGroupHeartbeatResponse
+    from .consumer_group_member_metadata_key import ConsumerGroupMemberMetadataKey
+    from .consumer_group_member_metadata_value import ConsumerGroupMemberMetadataValue
+    from .consumer_group_metadata_key import ConsumerGroupMetadataKey
+    from .consumer_group_metadata_value import ConsumerGroupMetadataValue
+    from .consumer_group_partition_metadata_key import ConsumerGroupPartitionMetadataKey
+    from .consumer_group_partition_metadata_value import ConsumerGroupPartitionMetadataValue
+    from .consumer_group_regular_expression_key import ConsumerGroupRegularExpressionKey
+    from .consumer_group_regular_expression_value import ConsumerGroupRegularExpressionValue
+    from .consumer_group_target_assignment_member_key import ConsumerGroupTargetAssignmentMemberKey
+    from .consumer_group_target_assignment_member_value import ConsumerGroupTargetAssignmentMemberValue
+    from .consumer_group_target_assignment_metadata_key import ConsumerGroupTargetAssignmentMetadataKey
+    from .consumer_group_target_assignment_metadata_value import ConsumerGroupTargetAssignmentMetadataValue
     from .consumer_protocol_assignment import ConsumerProtocolAssignment
     from .consumer_protocol_subscription import ConsumerProtocolSubscription
+    from .control_record_type_schema import ControlRecordTypeSchema
     from .controlled_shutdown_request import ControlledShutdownRequest
     from .controlled_shutdown_response import ControlledShutdownResponse
     from .controller_registration_request import ControllerRegistrationRequest
@@ -119,6 +135,7 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .end_quorum_epoch_request import EndQuorumEpochRequest
     from .end_quorum_epoch_response import EndQuorumEpochResponse
     from .end_transaction_record import EndTransactionRecord
+    from .end_txn_marker import EndTxnMarker
     from .end_txn_request import EndTxnRequest
     from .end_txn_response import EndTxnResponse
     from .envelope_request import EnvelopeRequest
@@ -172,43 +189,124 @@ if TYPE_CHECKING:  # what type checkers see; at run time __getattr__ below provi
     from .offset_commit_request import OffsetCommitRequest
     from .offset_commit_response import OffsetCommitResponse
     from .offset_commit_value import OffsetCommitValue
+    from .offset_delete_request import OffsetDeleteRequest
+    from .offset_delete_response import OffsetDeleteResponse
     from .offset_fetch_request import OffsetFetchRequest
     from .offset_fetch_response import OffsetFetchResponse
+    from .offset_for_leader_epoch_request import OffsetForLeaderEpochRequest
+    from .offset_for_leader_epoch_response import OffsetForLeaderEpochResponse
     from .partition_change_record import PartitionChangeRecord
     from .partition_record import PartitionRecord
     from .produce_request import ProduceRequest
     from .produce_response import ProduceResponse
     from .producer_ids_record import ProducerIdsRecord
+    from .producer_snapshot import ProducerSnapshot
+    from .push_telemetry_request import PushTelemetryRequest
+    from .push_telemetry_response import PushTelemetryResponse
     from .quorum_state_data import QuorumStateData
+    from .read_share_group_state_request import ReadShareGroupStateRequest
+    from .read_share_group_state_response import ReadShareGroupStateResponse
+    from .read_share_group_state_summary_request import ReadShareGroupStateSummaryRequest
+    from .read_share_group_state_summary_response import ReadShareGroupStateSummaryResponse
     from .register_broker_record import RegisterBrokerRecord
     from .register_controller_record import RegisterControllerRecord
+    from .remote_log_segment_metadata_record import RemoteLogSegmentMetadataRecord
+    from .remote_log_segment_metadata_snapshot_record import RemoteLogSegmentMetadataSnapshotRecord
+    from .remote_log_segment_metadata_update_record import RemoteLogSegmentMetadataUpdateRecord
+    from .remote_partition_delete_metadata_record import RemotePartitionDeleteMetadataRecord
     from .remove_access_control_entry_record import RemoveAccessControlEntryRecord
     from .remove_delegation_token_record import RemoveDelegationTokenRecord
+    from .remove_raft_voter_request import RemoveRaftVoterRequest
+    from .remove_raft_voter_response import RemoveRaftVoterResponse
     from .remove_topic_record import RemoveTopicRecord
     from .remove_user_scram_credential_record import RemoveUserScramCredentialRecord
+    from .renew_delegation_token_request import RenewDelegationTokenRequest
+    from .renew_delegation_token_response import RenewDelegationTokenResponse
     from .request_header import RequestHeader
     from .response_header import ResponseHeader
+    from .sasl_authenticate_request import SaslAuthenticateRequest
+    from .sasl_authenticate_response import SaslAuthenticateResponse
     from .sasl_handshake_request import SaslHandshakeRequest
     from .sasl_handshake_response import SaslHandshakeResponse
+    from .share_acknowledge_request import ShareAcknowledgeRequest
+    from .share_acknowledge_response import ShareAcknowledgeResponse
+    from .share_fetch_request import ShareFetchRequest
+    from .share_fetch_response import ShareFetchResponse
+    from .share_group_current_member_assignment_key import ShareGroupCurrentMemberAssignmentKey
+    from .share_group_current_member_assignment_value import ShareGroupCurrentMemberAssignmentValue
+    from .share_group_describe_request import ShareGroupDescribeRequest
+    from .share_group_describe_response import ShareGroupDescribeResponse
+    from .share_group_heartbeat_request import ShareGroupHeartbeatRequest
+    from .share_group_heartbeat_response import ShareGroupHeartbeatResponse
+    from .share_group_member_metadata_key import ShareGroupMemberMetadataKey
+    from .share_group_member_metadata_value import ShareGroupMemberMetadataValue
+    from .share_group_metadata_key import ShareGroupMetadataKey
+    from .share_group_metadata_value import ShareGroupMetadataValue
+    from .share_group_partition_metadata_key import ShareGroupPartitionMetadataKey
+    from .share_group_partition_metadata_value import ShareGroupPartitionMetadataValue
+    from .share_group_state_partition_metadata_key import ShareGroupStatePartitionMetadataKey
+    from .share_group_state_partition_metadata_value import ShareGroupStatePartitionMetadataValue
+    from .share_group_target_assignment_member_key import ShareGroupTargetAssignmentMemberKey
+    from .share_group_target_assignment_member_value import ShareGroupTargetAssignmentMemberValue
+    from .share_group_target_assignment_metadata_key import ShareGroupTargetAssignmentMetadataKey
+    from .share_group_target_assignment_metadata_value import ShareGroupTargetAssignmentMetadataValue
+    from .share_snapshot_key import ShareSnapshotKey
+    from .share_snapshot_value import ShareSnapshotValue
+    from .share_update_key import ShareUpdateKey
+    from .share_update_value import ShareUpdateValue
     from .snapshot_footer_record import SnapshotFooterRecord
     from .snapshot_header_record import SnapshotHeaderRecord
+    from .stop_replica_request import StopReplicaRequest
+    from .stop_replica_response import StopReplicaResponse
+    from .streams_group_current_member_assignment_key import StreamsGroupCurrentMemberAssignmentKey
+    from .streams_group_current_member_assignment_value import StreamsGroupCurrentMemberAssignmentValue
+    from .streams_group_describe_request import StreamsGroupDescribeRequest
+    from .streams_group_describe_response import StreamsGroupDescribeResponse
+    from .streams_group_heartbeat_request import StreamsGroupHeartbeatRequest
+    from .streams_group_heartbeat_response import StreamsGroupHeartbeatResponse
+    from .streams_group_member_metadata_key import StreamsGroupMemberMetadataKey
+    from .streams_group_member_metadata_value import StreamsGroupMemberMetadataValue
+    from .streams_group_metadata_key import StreamsGroupMetadataKey
+    from .streams_group_metadata_value import StreamsGroupMetadataValue
+    from .streams_group_target_assignment_member_key import StreamsGroupTargetAssignmentMemberKey
+    from .streams_group_target_assignment_member_value import StreamsGroupTargetAssignmentMemberValue
+    from .streams_group_target_assignment_metadata_key import StreamsGroupTargetAssignmentMetadataKey
+    from .streams_group_target_assignment_metadata_value import StreamsGroupTargetAssignmentMetadataValue
+    from .streams_group_topology_key import StreamsGroupTopologyKey
+    from .streams_group_topology_value import StreamsGroupTopologyValue
+    from .subscription_info_data import SubscriptionInfoData
     from .sync_group_request import SyncGroupRequest
     from .sync_group_response import SyncGroupResponse
     from .topic_record import TopicRecord
     from .transaction_log_key import TransactionLogKey
     from .transaction_log_value import TransactionLogValue
+    from .txn_offset_commit_request import TxnOffsetCommitRequest
+    from .txn_offset_commit_response import TxnOffsetCommitResponse
     from .unfence_broker_record import UnfenceBrokerRecord
     from .unregister_broker_record import UnregisterBrokerRecord
+    from .unregister_broker_request import UnregisterBrokerRequest
+    from .unregister_broker_response import UnregisterBrokerResponse
     from .unregister_controller_record import UnregisterControllerRecord
     from .update_features_request import UpdateFeaturesRequest
     from .update_features_response import UpdateFeaturesResponse
+    from .update_metadata_request import UpdateMetadataRequest
+    from .update_metadata_response import UpdateMetadataResponse
+    from .update_raft_voter_request import UpdateRaftVoterRequest
+    from .update_raft_voter_response import UpdateRaftVoterResponse
     from .user_scram_credential_record import UserScramCredentialRecord
+    from .vote_request import VoteRequest
+    from .vote_response import VoteResponse
     from .voters_record import VotersRecord
+    from .write_share_group_state_request import WriteShareGroupStateRequest
+    from .write_share_group_state_response import WriteShareGroupStateResponse
+    from .write_txn_markers_request import WriteTxnMarkersRequest
+    from .write_txn_markers_response import WriteTxnMarkersResponse
     from .zk_migration_state_record import ZkMigrationStateRecord
 
 # Class name -> module that defines it.
 _MODULES: dict[str, str] = {
     "AbortTransactionRecord": "abort_transaction_record",
+    "AbortedTxn": "aborted_txn",
     "AccessControlEntryRecord": "access_control_entry_record",
     "AddOffsetsToTxnRequest": "add_offsets_to_txn_request",
     "AddOffsetsToTxnResponse": "add_offsets_to_txn_response",
@@ -247,12 +345,27 @@ _MODULES: dict[str, str] = {
     "ClearElrRecord": "clear_elr_record",
     "ClientQuotaRecord": "client_quota_record",
     "ConfigRecord": "config_record",
+    "ConsumerGroupCurrentMemberAssignmentKey": "consumer_group_current_member_assignment_key",
+    "ConsumerGroupCurrentMemberAssignmentValue": "consumer_group_current_member_assignment_value",
     "ConsumerGroupDescribeRequest": "consumer_group_describe_request",
     "ConsumerGroupDescribeResponse": "consumer_group_describe_response",
     "ConsumerGroupHeartbeatRequest": "consumer_group_heartbeat_request",
     "ConsumerGroupHeartbeatResponse": "consumer_group_heartbeat_response",
+    "ConsumerGroupMemberMetadataKey": "consumer_group_member_metadata_key",
+    "ConsumerGroupMemberMetadataValue": "consumer_group_member_metadata_value",
+    "ConsumerGroupMetadataKey": "consumer_group_metadata_key",
+    "ConsumerGroupMetadataValue": "consumer_group_metadata_value",
+    "ConsumerGroupPartitionMetadataKey": "consumer_group_partition_metadata_key",
+    "ConsumerGroupPartitionMetadataValue": "consumer_group_partition_metadata_value",
+    "ConsumerGroupRegularExpressionKey": "consumer_group_regular_expression_key",
+    "ConsumerGroupRegularExpressionValue": "consumer_group_regular_expression_value",
+    "ConsumerGroupTargetAssignmentMemberKey": "consumer_group_target_assignment_member_key",
+    "ConsumerGroupTargetAssignmentMemberValue": "consumer_group_target_assignment_member_value",
+    "ConsumerGroupTargetAssignmentMetadataKey": "consumer_group_target_assignment_metadata_key",
+    "ConsumerGroupTargetAssignmentMetadataValue": "consumer_group_target_assignment_metadata_value",
     "ConsumerProtocolAssignment": "consumer_protocol_assignment",
     "ConsumerProtocolSubscription": "consumer_protocol_subscription",
+    "ControlRecordTypeSchema": "control_record_type_schema",
     "ControlledShutdownRequest": "controlled_shutdown_request",
     "ControlledShutdownResponse": "controlled_shutdown_response",
     "ControllerRegistrationRequest": "controller_registration_request",
@@ -310,6 +423,7 @@ _MODULES: dict[str, str] = {
     "EndQuorumEpochRequest": "end_quorum_epoch_request",
     "EndQuorumEpochResponse": "end_quorum_epoch_response",
     "EndTransactionRecord": "end_transaction_record",
+    "EndTxnMarker": "end_txn_marker",
     "EndTxnRequest": "end_txn_request",
     "EndTxnResponse": "end_txn_response",
     "EnvelopeRequest": "envelope_request",
@@ -363,38 +477,118 @@ _MODULES: dict[str, str] = {
     "OffsetCommitRequest": "offset_commit_request",
     "OffsetCommitResponse": "offset_commit_response",
     "OffsetCommitValue": "offset_commit_value",
+    "OffsetDeleteRequest": "offset_delete_request",
+    "OffsetDeleteResponse": "offset_delete_response",
     "OffsetFetchRequest": "offset_fetch_request",
     "OffsetFetchResponse": "offset_fetch_response",
+    "OffsetForLeaderEpochRequest": "offset_for_leader_epoch_request",
+    "OffsetForLeaderEpochResponse": "offset_for_leader_epoch_response",
     "PartitionChangeRecord": "partition_change_record",
     "PartitionRecord": "partition_record",
     "ProduceRequest": "produce_request",
     "ProduceResponse": "produce_response",
     "ProducerIdsRecord": "producer_ids_record",
+    "ProducerSnapshot": "producer_snapshot",
+    "PushTelemetryRequest": "push_telemetry_request",
+    "PushTelemetryResponse": "push_telemetry_response",
     "QuorumStateData": "quorum_state_data",
+    "ReadShareGroupStateRequest": "read_share_group_state_request",
+    "ReadShareGroupStateResponse": "read_share_group_state_response",
+    "ReadShareGroupStateSummaryRequest": "read_share_group_state_summary_request",
+    "ReadShareGroupStateSummaryResponse": "read_share_group_state_summary_response",
     "RegisterBrokerRecord": "register_broker_record",
     "RegisterControllerRecord": "register_controller_record",
+    "RemoteLogSegmentMetadataRecord": "remote_log_segment_metadata_record",
+    "RemoteLogSegmentMetadataSnapshotRecord": "remote_log_segment_metadata_snapshot_record",
+    "RemoteLogSegmentMetadataUpdateRecord": "remote_log_segment_metadata_update_record",
+    "RemotePartitionDeleteMetadataRecord": "remote_partition_delete_metadata_record",
     "RemoveAccessControlEntryRecord": "remove_access_control_entry_record",
     "RemoveDelegationTokenRecord": "remove_delegation_token_record",
+    "RemoveRaftVoterRequest": "remove_raft_voter_request",
+    "RemoveRaftVoterResponse": "remove_raft_voter_response",
     "RemoveTopicRecord": "remove_topic_record",
     "RemoveUserScramCredentialRecord": "remove_user_scram_credential_record",
+    "RenewDelegationTokenRequest": "renew_delegation_token_request",
+    "RenewDelegationTokenResponse": "renew_delegation_token_response",
     "RequestHeader": "request_header",
     "ResponseHeader": "response_header",
+    "SaslAuthenticateRequest": "sasl_authenticate_request",
+    "SaslAuthenticateResponse": "sasl_authenticate_response",
     "SaslHandshakeRequest": "sasl_handshake_request",
     "SaslHandshakeResponse": "sasl_handshake_response",
+    "ShareAcknowledgeRequest": "share_acknowledge_request",
+    "ShareAcknowledgeResponse": "share_acknowledge_response",
+    "ShareFetchRequest": "share_fetch_request",
+    "ShareFetchResponse": "share_fetch_response",
+    "ShareGroupCurrentMemberAssignmentKey": "share_group_current_member_assignment_key",
+    "ShareGroupCurrentMemberAssignmentValue": "share_group_current_member_assignment_value",
+    "ShareGroupDescribeRequest": "share_group_describe_request",
+    "ShareGroupDescribeResponse": "share_group_describe_response",
+    "ShareGroupHeartbeatRequest": "share_group_heartbeat_request",
+    "ShareGroupHeartbeatResponse": "share_group_heartbeat_response",
+    "ShareGroupMemberMetadataKey": "share_group_member_metadata_key",
+    "ShareGroupMemberMetadataValue": "share_group_member_metadata_value",
+    "ShareGroupMetadataKey": "share_group_metadata_key",
+    "ShareGroupMetadataValue": "share_group_metadata_value",
+    "ShareGroupPartitionMetadataKey": "share_group_partition_metadata_key",
+    "ShareGroupPartitionMetadataValue": "share_group_partition_metadata_value",
+    "ShareGroupStatePartitionMetadataKey": "share_group_state_partition_metadata_key",
+    "ShareGroupStatePartitionMetadataValue": "share_group_state_partition_metadata_value",
+    "ShareGroupTargetAssignmentMemberKey": "share_group_target_assignment_member_key",
+    "ShareGroupTargetAssignmentMemberValue": "share_group_target_assignment_member_value",
+    "ShareGroupTargetAssignmentMetadataKey": "share_group_target_assignment_metadata_key",
+    "ShareGroupTargetAssignmentMetadataValue": "share_group_target_assignment_metadata_value",
+    "ShareSnapshotKey": "share_snapshot_key",
+    "ShareSnapshotValue": "share_snapshot_value",
+    "ShareUpdateKey": "share_update_key",
+    "ShareUpdateValue": "share_update_value",
     "SnapshotFooterRecord": "snapshot_footer_record",
     "SnapshotHeaderRecord": "snapshot_header_record",
+    "StopReplicaRequest": "stop_replica_request",
+    "StopReplicaResponse": "stop_replica_response",
+    "StreamsGroupCurrentMemberAssignmentKey": "streams_group_current_member_assignment_key",
+    "StreamsGroupCurrentMemberAssignmentValue": "streams_group_current_member_assignment_value",
+    "StreamsGroupDescribeRequest": "streams_group_describe_request",
+    "StreamsGroupDescribeResponse": "streams_group_describe_response",
+    "StreamsGroupHeartbeatRequest": "streams_group_heartbeat_request",
+    "StreamsGroupHeartbeatResponse": "streams_group_heartbeat_response",
+    "StreamsGroupMemberMetadataKey": "streams_group_member_metadata_key",
+    "StreamsGroupMemberMetadataValue": "streams_group_member_metadata_value",
+    "StreamsGroupMetadataKey": "streams_group_metadata_key",
+    "StreamsGroupMetadataValue": "streams_group_metadata_value",
+    "StreamsGroupTargetAssignmentMemberKey": "streams_group_target_assignment_member_key",
+    "StreamsGroupTargetAssignmentMemberValue": "streams_group_target_assignment_member_value",
+    "StreamsGroupTargetAssignmentMetadataKey": "streams_group_target_assignment_metadata_key",
+    "StreamsGroupTargetAssignmentMetadataValue": "streams_group_target_assignment_metadata_value",
+    "StreamsGroupTopologyKey": "streams_group_topology_key",
+    "StreamsGroupTopologyValue": "streams_group_topology_value",
+    "SubscriptionInfoData": "subscription_info_data",
     "SyncGroupRequest": "sync_group_request",
     "SyncGroupResponse": "sync_group_response",
     "TopicRecord": "topic_record",
     "TransactionLogKey": "transaction_log_key",
     "TransactionLogValue": "transaction_log_value",
+    "TxnOffsetCommitRequest": "txn_offset_commit_request",
+    "TxnOffsetCommitResponse": "txn_offset_commit_response",
     "UnfenceBrokerRecord": "unfence_broker_record",
     "UnregisterBrokerRecord": "unregister_broker_record",
+    "UnregisterBrokerRequest": "unregister_broker_request",
+    "UnregisterBrokerResponse": "unregister_broker_response",
     "UnregisterControllerRecord": "unregister_controller_record",
     "UpdateFeaturesRequest": "update_features_request",
     "UpdateFeaturesResponse": "update_features_response",
+    "UpdateMetadataRequest": "update_metadata_request",
+    "UpdateMetadataResponse": "update_metadata_response",
+    "UpdateRaftVoterRequest": "update_raft_voter_request",
+    "UpdateRaftVoterResponse": "update_raft_voter_response",
     "UserScramCredentialRecord": "user_scram_credential_record",
+    "VoteRequest": "vote_request",
+    "VoteResponse": "vote_response",
     "VotersRecord": "voters_record",
+    "WriteShareGroupStateRequest": "write_share_group_state_request",
+    "WriteShareGroupStateResponse": "write_share_group_state_response",
+    "WriteTxnMarkersRequest": "write_txn_markers_request",
+    "WriteTxnMarkersResponse": "write_txn_markers_response",
     "ZkMigrationStateRecord": "zk_migration_state_record",
 }
 
@@ -439,4 +633,4 @@ class _Messages(Mapping[str, "type[GeneratedStruct]"]):
 
 MESSAGES: Mapping[str, type[GeneratedStruct]] = _Messages()
 
-__all__ = ["MESSAGES", "AbortTransactionRecord", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetFetchRequest", "OffsetFetchResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "QuorumStateData", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RequestHeader", "ResponseHeader", "SaslHandshakeRequest", "SaslHandshakeResponse", "SnapshotFooterRecord", "SnapshotHeaderRecord", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UserScramCredentialRecord", "VotersRecord", "ZkMigrationStateRecord", ]
+__all__ = ["MESSAGES", "AbortTransactionRecord", "AbortedTxn", "AccessControlEntryRecord", "AddOffsetsToTxnRequest", "AddOffsetsToTxnResponse", "AddPartitionsToTxnRequest", "AddPartitionsToTxnResponse", "AddRaftVoterRequest", "AddRaftVoterResponse", "AllocateProducerIdsRequest", "AllocateProducerIdsResponse", "AlterClientQuotasRequest", "AlterClientQuotasResponse", "AlterConfigsRequest", "AlterConfigsResponse", "AlterPartitionReassignmentsRequest", "AlterPartitionReassignmentsResponse", "AlterPartitionRequest", "AlterPartitionResponse", "AlterReplicaLogDirsRequest", "AlterReplicaLogDirsResponse", "AlterShareGroupOffsetsRequest", "AlterShareGroupOffsetsResponse", "AlterUserScramCredentialsRequest", "AlterUserScramCredentialsResponse", "ApiVersionsRequest", "ApiVersionsResponse", "AssignReplicasToDirsRequest", "AssignReplicasToDirsResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse", "BeginTransactionRecord", "BrokerHeartbeatRequest", "BrokerHeartbeatResponse", "BrokerRegistrationChangeRecord", "BrokerRegistrationRequest", "BrokerRegistrationResponse", "ClearElrRecord", "ClientQuotaRecord", "ConfigRecord", "ConsumerGroupCurrentMemberAssignmentKey", "ConsumerGroupCurrentMemberAssignmentValue", "ConsumerGroupDescribeRequest", "ConsumerGroupDescribeResponse", "ConsumerGroupHeartbeatRequest", "ConsumerGroupHeartbeatResponse", "ConsumerGroupMemberMetadataKey", "ConsumerGroupMemberMetadataValue", "ConsumerGroupMetadataKey", "ConsumerGroupMetadataValue", "ConsumerGroupPartitionMetadataKey", "ConsumerGroupPartitionMetadataValue", "ConsumerGroupRegularExpressionKey", "ConsumerGroupRegularExpressionValue", "ConsumerGroupTargetAssignmentMemberKey", "ConsumerGroupTargetAssignmentMemberValue", "ConsumerGroupTargetAssignmentMetadataKey", "ConsumerGroupTargetAssignmentMetadataValue", "ConsumerProtocolAssignment", "ConsumerProtocolSubscription", "ControlRecordTypeSchema", "ControlledShutdownRequest", "ControlledShutdownResponse", "ControllerRegistrationRequest", "ControllerRegistrationResponse", "CreateAclsRequest", "CreateAclsResponse", "CreateDelegationTokenRequest", "CreateDelegationTokenResponse", "CreatePartitionsRequest", "CreatePartitionsResponse", "CreateTopicsRequest", "CreateTopicsResponse", "DefaultPrincipalData", "DelegationTokenRecord", "DeleteAclsRequest", "DeleteAclsResponse", "DeleteGroupsRequest", "DeleteGroupsResponse", "DeleteRecordsRequest", "DeleteRecordsResponse", "DeleteShareGroupOffsetsRequest", "DeleteShareGroupOffsetsResponse", "DeleteShareGroupStateRequest", "DeleteShareGroupStateResponse", "DeleteTopicsRequest", "DeleteTopicsResponse", "DescribeAclsRequest", "DescribeAclsResponse", "DescribeClientQuotasRequest", "DescribeClientQuotasResponse", "DescribeClusterRequest", "DescribeClusterResponse", "DescribeConfigsRequest", "DescribeConfigsResponse", "DescribeDelegationTokenRequest", "DescribeDelegationTokenResponse", "DescribeGroupsRequest", "DescribeGroupsResponse", "DescribeLogDirsRequest", "DescribeLogDirsResponse", "DescribeProducersRequest", "DescribeProducersResponse", "DescribeQuorumRequest", "DescribeQuorumResponse", "DescribeShareGroupOffsetsRequest", "DescribeShareGroupOffsetsResponse", "DescribeTopicPartitionsRequest", "DescribeTopicPartitionsResponse", "DescribeTransactionsRequest", "DescribeTransactionsResponse", "DescribeUserScramCredentialsRequest", "DescribeUserScramCredentialsResponse", "ElectLeadersRequest", "ElectLeadersResponse", "EndQuorumEpochRequest", "EndQuorumEpochResponse", "EndTransactionRecord", "EndTxnMarker", "EndTxnRequest", "EndTxnResponse", "EnvelopeRequest", "EnvelopeResponse", "ExpireDelegationTokenRequest", "ExpireDelegationTokenResponse", "FeatureLevelRecord", "FenceBrokerRecord", "FetchRequest", "FetchResponse", "FetchSnapshotRequest", "FetchSnapshotResponse", "FindCoordinatorRequest", "FindCoordinatorResponse", "GetTelemetrySubscriptionsRequest", "GetTelemetrySubscriptionsResponse", "GroupMetadataKey", "GroupMetadataValue", "HeartbeatRequest", "HeartbeatResponse", "IncrementalAlterConfigsRequest", "IncrementalAlterConfigsResponse", "InitProducerIdRequest", "InitProducerIdResponse", "InitializeShareGroupStateRequest", "InitializeShareGroupStateResponse", "JoinGroupRequest", "JoinGroupResponse", "KRaftVersionRecord", "LeaderAndIsrRequest", "LeaderAndIsrResponse", "LeaderChangeMessage", "LeaveGroupRequest", "LeaveGroupResponse", "LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "ListConfigResourcesRequest", "ListConfigResourcesResponse", "ListGroupsRequest", "ListGroupsResponse", "ListOffsetsRequest", "ListOffsetsResponse", "ListPartitionReassignmentsRequest", "ListPartitionReassignmentsResponse", "ListTransactionsRequest", "ListTransactionsResponse", "MetadataRequest", "MetadataResponse", "NoOpRecord", "OffsetCommitKey", "OffsetCommitRequest", "OffsetCommitResponse", "OffsetCommitValue", "OffsetDeleteRequest", "OffsetDeleteResponse", "OffsetFetchRequest", "OffsetFetchResponse", "OffsetForLeaderEpochRequest", "OffsetForLeaderEpochResponse", "PartitionChangeRecord", "PartitionRecord", "ProduceRequest", "ProduceResponse", "ProducerIdsRecord", "ProducerSnapshot", "PushTelemetryRequest", "PushTelemetryResponse", "QuorumStateData", "ReadShareGroupStateRequest", "ReadShareGroupStateResponse", "ReadShareGroupStateSummaryRequest", "ReadShareGroupStateSummaryResponse", "RegisterBrokerRecord", "RegisterControllerRecord", "RemoteLogSegmentMetadataRecord", "RemoteLogSegmentMetadataSnapshotRecord", "RemoteLogSegmentMetadataUpdateRecord", "RemotePartitionDeleteMetadataRecord", "RemoveAccessControlEntryRecord", "RemoveDelegationTokenRecord", "RemoveRaftVoterRequest", "RemoveRaftVoterResponse", "RemoveTopicRecord", "RemoveUserScramCredentialRecord", "RenewDelegationTokenRequest", "RenewDelegationTokenResponse", "RequestHeader", "ResponseHeader", "SaslAuthenticateRequest", "SaslAuthenticateResponse", "SaslHandshakeRequest", "SaslHandshakeResponse", "ShareAcknowledgeRequest", "ShareAcknowledgeResponse", "ShareFetchRequest", "ShareFetchResponse", "ShareGroupCurrentMemberAssignmentKey", "ShareGroupCurrentMemberAssignmentValue", "ShareGroupDescribeRequest", "ShareGroupDescribeResponse", "ShareGroupHeartbeatRequest", "ShareGroupHeartbeatResponse", "ShareGroupMemberMetadataKey", "ShareGroupMemberMetadataValue", "ShareGroupMetadataKey", "ShareGroupMetadataValue", "ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue", "ShareGroupStatePartitionMetadataKey", "ShareGroupStatePartitionMetadataValue", "ShareGroupTargetAssignmentMemberKey", "ShareGroupTargetAssignmentMemberValue", "ShareGroupTargetAssignmentMetadataKey", "ShareGroupTargetAssignmentMetadataValue", "ShareSnapshotKey", "ShareSnapshotValue", "ShareUpdateKey", "ShareUpdateValue", "SnapshotFooterRecord", "SnapshotHeaderRecord", "StopReplicaRequest", "StopReplicaResponse", "StreamsGroupCurrentMemberAssignmentKey", "StreamsGroupCurrentMemberAssignmentValue", "StreamsGroupDescribeRequest", "StreamsGroupDescribeResponse", "StreamsGroupHeartbeatRequest", "StreamsGroupHeartbeatResponse", "StreamsGroupMemberMetadataKey", "StreamsGroupMemberMetadataValue", "StreamsGroupMetadataKey", "StreamsGroupMetadataValue", "StreamsGroupTargetAssignmentMemberKey", "StreamsGroupTargetAssignmentMemberValue", "StreamsGroupTargetAssignmentMetadataKey", "StreamsGroupTargetAssignmentMetadataValue", "StreamsGroupTopologyKey", "StreamsGroupTopologyValue", "SubscriptionInfoData", "SyncGroupRequest", "SyncGroupResponse", "TopicRecord", "TransactionLogKey", "TransactionLogValue", "TxnOffsetCommitRequest", "TxnOffsetCommitResponse", "UnfenceBrokerRecord", "UnregisterBrokerRecord", "UnregisterBrokerRequest", "UnregisterBrokerResponse", "UnregisterControllerRecord", "UpdateFeaturesRequest", "UpdateFeaturesResponse", "UpdateMetadataRequest", "UpdateMetadataResponse", "UpdateRaftVoterRequest", "UpdateRaftVoterResponse", "UserScramCredentialRecord", "VoteRequest", "VoteResponse", "VotersRecord", "WriteShareGroupStateRequest", "WriteShareGroupStateResponse", "WriteTxnMarkersRequest", "WriteTxnMarkersResponse", "ZkMigrationStateRecord", ]

@@ -129,7 +129,7 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
     throttle_time_ms: int
     error_code: int
     error_message: str | None
-    responses: list[AlterShareGroupOffsetsResponseTopic]
+    responses: KeyedList[AlterShareGroupOffsetsResponseTopic]
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -144,7 +144,7 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
         self.throttle_time_ms = throttle_time_ms
         self.error_code = error_code
         self.error_message = error_message
-        self.responses = [] if responses is None else responses
+        self.responses = KeyedList() if responses is None else responses if type(responses) is KeyedList else KeyedList(responses)
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -383,7 +383,7 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
         else:
-            responses_items: list[AlterShareGroupOffsetsResponseTopic] = []
+            responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
             for _i in range(responses_n):
                 responses_item, pos = _read_AlterShareGroupOffsetsResponseTopic_v0(buf, pos)
                 responses_items.append(responses_item)
@@ -474,15 +474,16 @@ AlterShareGroupOffsetsResponseTopic._READERS = (_read_AlterShareGroupOffsetsResp
 AlterShareGroupOffsetsResponseTopic._WRITERS = (_write_AlterShareGroupOffsetsResponseTopic_v0, )
 AlterShareGroupOffsetsResponseTopic._SIZERS = (_size_AlterShareGroupOffsetsResponseTopic_v0, )
 AlterShareGroupOffsetsResponseTopic._LAZY_DEFAULTS = {"partitions": list}
+AlterShareGroupOffsetsResponseTopic._MAP_KEYS = ("topic_name", )
 AlterShareGroupOffsetsResponseTopic.FIELDS = (
-    FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
+    FieldInfo("topic_name", "topicName", "string", (0, 32767), (1, 0), (1, 0), None, False, '', map_key=True),
     FieldInfo("topic_id", "topicId", "uuid", (0, 32767), (1, 0), (1, 0), None, False, _UUID_0),
     FieldInfo("partitions", "partitions", "[]AlterShareGroupOffsetsResponsePartition", (0, 32767), (1, 0), (1, 0), None, False, (), AlterShareGroupOffsetsResponsePartition),
 )
 AlterShareGroupOffsetsResponse._READERS = (_read_AlterShareGroupOffsetsResponse_v0, )
 AlterShareGroupOffsetsResponse._WRITERS = (_write_AlterShareGroupOffsetsResponse_v0, )
 AlterShareGroupOffsetsResponse._SIZERS = (_size_AlterShareGroupOffsetsResponse_v0, )
-AlterShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": list}
+AlterShareGroupOffsetsResponse._LAZY_DEFAULTS = {"responses": KeyedList}
 AlterShareGroupOffsetsResponse.FIELDS = (
     FieldInfo("throttle_time_ms", "throttleTimeMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),

@@ -623,8 +623,6 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
 
 
 def _write_Member_v0(o: Member, out: bytearray) -> None:
-    if o.member_type != -1:
-        check_unsupported(o, "member_type", "0")
     _f = ""
     try:
         _f = "member_id"
@@ -1473,7 +1471,7 @@ Member.FIELDS = (
     FieldInfo("subscribed_topic_regex", "subscribedTopicRegex", "string", (0, 32767), (0, 32767), (1, 0), None, False, None),
     FieldInfo("assignment", "assignment", "Assignment", (0, 32767), (1, 0), (1, 0), None, False, (), Assignment),
     FieldInfo("target_assignment", "targetAssignment", "Assignment", (0, 32767), (1, 0), (1, 0), None, False, (), Assignment),
-    FieldInfo("member_type", "memberType", "int8", (1, 32767), (1, 0), (1, 0), None, False, -1),
+    FieldInfo("member_type", "memberType", "int8", (1, 32767), (1, 0), (1, 0), None, True, -1),
 )
 DescribedGroup._READERS = (_read_DescribedGroup_v0, _read_DescribedGroup_v1, )
 DescribedGroup._WRITERS = (_write_DescribedGroup_v0, _write_DescribedGroup_v1, )

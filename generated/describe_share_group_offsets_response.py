@@ -283,8 +283,6 @@ def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) ->
 
 
 def _write_DescribeShareGroupOffsetsResponsePartition_v0(o: DescribeShareGroupOffsetsResponsePartition, out: bytearray) -> None:
-    if o.lag != -1:
-        check_unsupported(o, "lag", "0")
     _f = ""
     try:
         _f = "partition_index, start_offset, leader_epoch, error_code"
@@ -1048,7 +1046,7 @@ DescribeShareGroupOffsetsResponsePartition.FIELDS = (
     FieldInfo("partition_index", "partitionIndex", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("start_offset", "startOffset", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("leader_epoch", "leaderEpoch", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
-    FieldInfo("lag", "lag", "int64", (1, 32767), (1, 0), (1, 0), None, False, -1),
+    FieldInfo("lag", "lag", "int64", (1, 32767), (1, 0), (1, 0), None, True, -1),
     FieldInfo("error_code", "errorCode", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("error_message", "errorMessage", "string", (0, 32767), (0, 32767), (1, 0), None, False, None),
 )

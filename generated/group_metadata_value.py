@@ -46,7 +46,7 @@ class MemberMetadata(GeneratedStruct):
         group_instance_id: str | None = None,
         client_id: str = '',
         client_host: str = '',
-        rebalance_timeout: int = 0,
+        rebalance_timeout: int = -1,
         session_timeout: int = 0,
         subscription: bytes = b'',
         assignment: bytes = b'',
@@ -167,7 +167,7 @@ class GroupMetadataValue(GeneratedStruct):
 def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
     o = MemberMetadata.__new__(MemberMetadata)
     o.group_instance_id = None
-    o.rebalance_timeout = 0
+    o.rebalance_timeout = -1
     _f = ""
     _i = 0
     try:
@@ -970,7 +970,7 @@ MemberMetadata.FIELDS = (
     FieldInfo("group_instance_id", "groupInstanceId", "string", (3, 32767), (3, 32767), (1, 0), None, True, None),
     FieldInfo("client_id", "clientId", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("client_host", "clientHost", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
-    FieldInfo("rebalance_timeout", "rebalanceTimeout", "int32", (1, 32767), (1, 0), (1, 0), None, True, 0),
+    FieldInfo("rebalance_timeout", "rebalanceTimeout", "int32", (1, 32767), (1, 0), (1, 0), None, True, -1),
     FieldInfo("session_timeout", "sessionTimeout", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("subscription", "subscription", "bytes", (0, 32767), (1, 0), (1, 0), None, False, b''),
     FieldInfo("assignment", "assignment", "bytes", (0, 32767), (1, 0), (1, 0), None, False, b''),

@@ -19,12 +19,13 @@ _unpack_qq = struct.Struct(">qq").unpack_from
 _pack_qq = struct.Struct(">qq").pack
 _unpack_qi = struct.Struct(">qi").unpack_from
 _pack_qi = struct.Struct(">qi").pack
+_UUID_0 = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class OffsetCommitValue(GeneratedStruct):
     """Kafka's OffsetCommitValue (coordinator-value, apiKey 1), versions 0-4, flexible versions 4+."""
 
-    __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp", "unknown_tagged_fields")
+    __slots__ = ("offset", "leader_epoch", "metadata", "commit_timestamp", "expire_timestamp", "topic_id", "unknown_tagged_fields")
 
     NAME = "OffsetCommitValue"
     API_KEY: int | None = 1
@@ -37,6 +38,7 @@ class OffsetCommitValue(GeneratedStruct):
     metadata: str
     commit_timestamp: int
     expire_timestamp: int
+    topic_id: UUID
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
     def __init__(
@@ -47,6 +49,7 @@ class OffsetCommitValue(GeneratedStruct):
         metadata: str = '',
         commit_timestamp: int = 0,
         expire_timestamp: int = -1,
+        topic_id: UUID = _UUID_0,
         unknown_tagged_fields: tuple[tuple[int, bytes], ...] = (),
     ) -> None:
         self.offset = offset
@@ -54,6 +57,7 @@ class OffsetCommitValue(GeneratedStruct):
         self.metadata = metadata
         self.commit_timestamp = commit_timestamp
         self.expire_timestamp = expire_timestamp
+        self.topic_id = topic_id
         self.unknown_tagged_fields = unknown_tagged_fields
 
     def __eq__(self, other: object) -> bool:
@@ -65,6 +69,7 @@ class OffsetCommitValue(GeneratedStruct):
             and self.metadata == other.metadata
             and self.commit_timestamp == other.commit_timestamp
             and self.expire_timestamp == other.expire_timestamp
+            and self.topic_id == other.topic_id
             and self.unknown_tagged_fields == other.unknown_tagged_fields
         )
 
@@ -78,6 +83,7 @@ class OffsetCommitValue(GeneratedStruct):
             f"metadata={self.metadata!r}, "
             f"commit_timestamp={self.commit_timestamp!r}, "
             f"expire_timestamp={self.expire_timestamp!r}, "
+            f"topic_id={self.topic_id!r}, "
             f"unknown_tagged_fields={self.unknown_tagged_fields!r})"
         )
 
@@ -89,6 +95,7 @@ def _read_OffsetCommitValue_v0_2(buf: bytes, pos: int) -> tuple[OffsetCommitValu
     o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.leader_epoch = -1
     o.expire_timestamp = -1
+    o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
@@ -134,6 +141,7 @@ def _size_OffsetCommitValue_v0_2(o: OffsetCommitValue) -> int:
 def _read_OffsetCommitValue_v1(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
     o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.leader_epoch = -1
+    o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
@@ -179,6 +187,7 @@ def _size_OffsetCommitValue_v1(o: OffsetCommitValue) -> int:
 def _read_OffsetCommitValue_v3(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
     o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.expire_timestamp = -1
+    o.topic_id = _UUID_0
     _f = ""
     _i = 0
     try:
@@ -224,6 +233,7 @@ def _size_OffsetCommitValue_v3(o: OffsetCommitValue) -> int:
 def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue, int]:
     o = OffsetCommitValue.__new__(OffsetCommitValue)
     o.expire_timestamp = -1
+    o.topic_id = _UUID_0
     _f = ""
     _i = 0
     size = len(buf)
@@ -260,8 +270,14 @@ def _read_OffsetCommitValue_v4(buf: bytes, pos: int) -> tuple[OffsetCommitValue,
                     pos += 2
                 else:
                     tag, end, pos = _w.read_tag_header(buf, pos)
-                unknown.append((tag, buf[pos:end]))
-                pos = end
+                if tag == 0:
+                    _f = "topic_id"
+                    o.topic_id, pos = _w.read_uuid(buf, pos)
+                    if pos != end:
+                        raise DecodeError(f"tagged field 0 (topic_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                else:
+                    unknown.append((tag, buf[pos:end]))
+                    pos = end
             o.unknown_tagged_fields = tuple(unknown)
     except _w.DECODE_FAILURES as e:
         raise _w.decode_failure(e, _f, _i, pos) from None
@@ -285,8 +301,14 @@ def _write_OffsetCommitValue_v4(o: OffsetCommitValue, out: bytearray) -> None:
         _f = "commit_timestamp"
         out += _pack_q(o.commit_timestamp)
         _f = "(tagged fields)"
-        if o.unknown_tagged_fields:
-            _w.write_tagged(out, [], o.unknown_tagged_fields)
+        tagged: list[tuple[int, bytes | bytearray]] = []
+        if o.topic_id != _UUID_0:
+            t = bytearray()
+            _f = "topic_id"
+            t += _w.uuid_bytes(o.topic_id)
+            tagged.append((0, t))
+        if tagged or o.unknown_tagged_fields:
+            _w.write_tagged(out, tagged, o.unknown_tagged_fields)
         else:
             out.append(0)
     except _w.ENCODE_FAILURES as e:
@@ -297,6 +319,11 @@ def _size_OffsetCommitValue_v4(o: OffsetCommitValue) -> int:
     size = 20
     size += _w.compact_string_size(o.metadata)
     count = len(o.unknown_tagged_fields)
+    if o.topic_id != _UUID_0:
+        s = 0
+        s += 16
+        size += _w.uvarint_size(0) + _w.uvarint_size(s) + s
+        count += 1
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
@@ -314,4 +341,5 @@ OffsetCommitValue.FIELDS = (
     FieldInfo("metadata", "metadata", "string", (0, 32767), (1, 0), (1, 0), None, False, ''),
     FieldInfo("commit_timestamp", "commitTimestamp", "int64", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("expire_timestamp", "expireTimestamp", "int64", (1, 1), (1, 0), (1, 0), None, True, -1),
+    FieldInfo("topic_id", "topicId", "uuid", (4, 32767), (1, 0), (4, 32767), 0, True, _UUID_0),
 )

@@ -72,7 +72,7 @@ class TransactionLogValue(GeneratedStruct):
     """Kafka's TransactionLogValue (coordinator-value, apiKey 0), versions 0-1, flexible versions
     1+."""
 
-    __slots__ = ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "client_transaction_version", "unknown_tagged_fields")
+    __slots__ = ("producer_id", "previous_producer_id", "next_producer_id", "producer_epoch", "next_producer_epoch", "transaction_timeout_ms", "transaction_status", "transaction_partitions", "transaction_last_update_timestamp_ms", "transaction_start_timestamp_ms", "client_transaction_version", "unknown_tagged_fields")
 
     NAME = "TransactionLogValue"
     API_KEY: int | None = 0
@@ -84,6 +84,7 @@ class TransactionLogValue(GeneratedStruct):
     previous_producer_id: int
     next_producer_id: int
     producer_epoch: int
+    next_producer_epoch: int
     transaction_timeout_ms: int
     transaction_status: int
     transaction_partitions: list[PartitionsSchema] | None
@@ -99,6 +100,7 @@ class TransactionLogValue(GeneratedStruct):
         previous_producer_id: int = -1,
         next_producer_id: int = -1,
         producer_epoch: int = 0,
+        next_producer_epoch: int = -1,
         transaction_timeout_ms: int = 0,
         transaction_status: int = 0,
         transaction_partitions: list[PartitionsSchema] | None = None,
@@ -111,6 +113,7 @@ class TransactionLogValue(GeneratedStruct):
         self.previous_producer_id = previous_producer_id
         self.next_producer_id = next_producer_id
         self.producer_epoch = producer_epoch
+        self.next_producer_epoch = next_producer_epoch
         self.transaction_timeout_ms = transaction_timeout_ms
         self.transaction_status = transaction_status
         self.transaction_partitions = [] if transaction_partitions is None else transaction_partitions
@@ -127,6 +130,7 @@ class TransactionLogValue(GeneratedStruct):
             and self.previous_producer_id == other.previous_producer_id
             and self.next_producer_id == other.next_producer_id
             and self.producer_epoch == other.producer_epoch
+            and self.next_producer_epoch == other.next_producer_epoch
             and self.transaction_timeout_ms == other.transaction_timeout_ms
             and self.transaction_status == other.transaction_status
             and self.transaction_partitions == other.transaction_partitions
@@ -145,6 +149,7 @@ class TransactionLogValue(GeneratedStruct):
             f"previous_producer_id={self.previous_producer_id!r}, "
             f"next_producer_id={self.next_producer_id!r}, "
             f"producer_epoch={self.producer_epoch!r}, "
+            f"next_producer_epoch={self.next_producer_epoch!r}, "
             f"transaction_timeout_ms={self.transaction_timeout_ms!r}, "
             f"transaction_status={self.transaction_status!r}, "
             f"transaction_partitions={self.transaction_partitions!r}, "
@@ -316,6 +321,7 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
     o = TransactionLogValue.__new__(TransactionLogValue)
     o.previous_producer_id = -1
     o.next_producer_id = -1
+    o.next_producer_epoch = -1
     o.client_transaction_version = 0
     _f = ""
     _i = 0
@@ -349,6 +355,8 @@ def _write_TransactionLogValue_v0(o: TransactionLogValue, out: bytearray) -> Non
         check_unsupported(o, "previous_producer_id", "0")
     if o.next_producer_id != -1:
         check_unsupported(o, "next_producer_id", "0")
+    if o.next_producer_epoch != -1:
+        check_unsupported(o, "next_producer_epoch", "0")
     if o.client_transaction_version != 0:
         check_unsupported(o, "client_transaction_version", "0")
     if o.unknown_tagged_fields:
@@ -390,6 +398,7 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
     o.previous_producer_id = -1
     o.next_producer_id = -1
     o.client_transaction_version = 0
+    o.next_producer_epoch = -1
     _f = ""
     _i = 0
     size = len(buf)
@@ -452,6 +461,12 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                     pos += 2
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (client_transaction_version) ends at byte {pos}, its payload at {end}", offset=pos)
+                elif tag == 3:
+                    _f = "next_producer_epoch"
+                    (o.next_producer_epoch,) = _unpack_h(buf, pos)
+                    pos += 2
+                    if pos != end:
+                        raise DecodeError(f"tagged field 3 (next_producer_epoch) ends at byte {pos}, its payload at {end}", offset=pos)
                 else:
                     unknown.append((tag, buf[pos:end]))
                     pos = end
@@ -497,6 +512,11 @@ def _write_TransactionLogValue_v1(o: TransactionLogValue, out: bytearray) -> Non
             _f = "client_transaction_version"
             t += _pack_h(o.client_transaction_version)
             tagged.append((2, t))
+        if o.next_producer_epoch != -1:
+            t = bytearray()
+            _f = "next_producer_epoch"
+            t += _pack_h(o.next_producer_epoch)
+            tagged.append((3, t))
         if tagged or o.unknown_tagged_fields:
             _w.write_tagged(out, tagged, o.unknown_tagged_fields)
         else:
@@ -530,6 +550,11 @@ def _size_TransactionLogValue_v1(o: TransactionLogValue) -> int:
         s += 2
         size += _w.uvarint_size(2) + _w.uvarint_size(s) + s
         count += 1
+    if o.next_producer_epoch != -1:
+        s = 0
+        s += 2
+        size += _w.uvarint_size(3) + _w.uvarint_size(s) + s
+        count += 1
     for tag, payload in o.unknown_tagged_fields:
         size += _w.uvarint_size(tag) + _w.uvarint_size(len(payload)) + len(payload)
     size += _w.uvarint_size(count)
@@ -555,6 +580,7 @@ TransactionLogValue.FIELDS = (
     FieldInfo("previous_producer_id", "previousProducerId", "int64", (1, 32767), (1, 0), (1, 32767), 0, False, -1),
     FieldInfo("next_producer_id", "nextProducerId", "int64", (1, 32767), (1, 0), (1, 32767), 1, False, -1),
     FieldInfo("producer_epoch", "producerEpoch", "int16", (0, 32767), (1, 0), (1, 0), None, False, 0),
+    FieldInfo("next_producer_epoch", "nextProducerEpoch", "int16", (1, 32767), (1, 0), (1, 32767), 3, False, -1),
     FieldInfo("transaction_timeout_ms", "transactionTimeoutMs", "int32", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("transaction_status", "transactionStatus", "int8", (0, 32767), (1, 0), (1, 0), None, False, 0),
     FieldInfo("transaction_partitions", "transactionPartitions", "[]PartitionsSchema", (0, 32767), (0, 32767), (1, 0), None, False, (), PartitionsSchema),

@@ -14,7 +14,7 @@ from kwire.fuzz.hostile.json_mutations import mutate_document
 from kwire.fuzz.hostile.target import Target
 from kwire.wire.errors import SchemaError
 
-from .loader import builtin_definitions_dir
+from .loader import builtin_definitions_dir, definition_files
 
 
 def _decode_definition(data: bytes) -> None:
@@ -36,7 +36,7 @@ def mutate_definition(rng: random.Random, data: bytes, seeds: Sequence[bytes]) -
 
 def definition_texts() -> list[bytes]:
     """kwire's shipped definition files, plus kafka-python's when it is installed."""
-    texts = [p.read_bytes() for p in sorted(builtin_definitions_dir().glob("*.json"))]
+    texts = [p.read_bytes() for p in definition_files([builtin_definitions_dir()])]
     try:
         import kafka.protocol.schemas as schemas
     except ImportError:

@@ -209,12 +209,15 @@ def builtin_definitions_dir() -> Path:
 
 
 def definition_files(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories to their ``*.json`` files (sorted); keep files as given."""
+    """Expand directories to their ``*.json`` files, subfolders included (sorted); keep files as given.
+
+    Each folder is one apiKey space (see :func:`cross_file_problems`), so definitions that Kafka
+    keeps in separate source folders with overlapping apiKeys can sit side by side in subfolders."""
     files: list[Path] = []
     for p in map(Path, paths):
         if str(p) == BUILTIN_DEFINITIONS:
             p = builtin_definitions_dir()
-        files.extend(sorted(p.glob("*.json")) if p.is_dir() else [p])
+        files.extend(sorted(p.rglob("*.json")) if p.is_dir() else [p])
     return files
 
 
@@ -236,11 +239,15 @@ def load_definitions(paths: Iterable[str | Path], *, old_format: bool = False) -
 
 
 def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
-    """Rules that span definitions: unique names, apiKeys unique per message type, and the
-    request and response of one apiKey named alike (Kafka derives the API's name from both)."""
+    """Rules that span definitions: unique names, apiKeys unique per message type within a folder,
+    and the request and response of one apiKey named alike (Kafka derives the API's name from both).
+
+    Kafka runs its generator once per source folder, and an apiKey is unique within one run: the
+    storage module's remote-log metadata records reuse apiKeys 0-3 of the KRaft metadata records.
+    Names stay unique across folders, since the generated classes share one package."""
     problems = []
     seen_names: dict[str, Message] = {}
-    seen_keys: dict[tuple[str, int], Message] = {}
+    seen_keys: dict[tuple[str, str, int], Message] = {}
     messages = list(messages)
     for m in messages:
         if m.name in seen_names:
@@ -250,7 +257,7 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
         # directory of files cannot tell apart, so only RPCs and metadata records are checked.
         if m.api_key is None or m.type not in ("request", "response", "metadata"):
             continue
-        key = (m.type, m.api_key)
+        key = (_folder(m), m.type, m.api_key)
         if key in seen_keys:
             other = seen_keys[key]
             problems.append(Problem(m.source, "$.apiKey",
@@ -259,11 +266,16 @@ def cross_file_problems(messages: Iterable[Message]) -> list[Problem]:
     for m in messages:
         if m.type != "response" or m.api_key is None:
             continue
-        request = seen_keys.get(("request", m.api_key))
-        if request is not None and seen_keys.get(("response", m.api_key)) is m:
+        request = seen_keys.get((_folder(m), "request", m.api_key))
+        if request is not None and seen_keys.get((_folder(m), "response", m.api_key)) is m:
             base = request.name[: -len("Request")]
             if m.name != base + "Response":
                 problems.append(Problem(m.source, "$.name",
                                         f"response {m.name} shares apiKey {m.api_key} with request {request.name} "
                                         f"({request.source}); name it {base}Response"))
     return problems
+
+
+def _folder(message: Message) -> str:
+    """The folder a definition was read from: its apiKey space."""
+    return str(Path(message.source).parent)

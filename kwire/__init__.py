@@ -9,6 +9,8 @@ listed before it):
                       (``from kwire.generated import ApiVersionsResponse``).
 - ``kwire.records``   record batches (v2 and legacy message sets), compression, control records.
 - ``kwire.logs``      KRaft metadata logs, snapshots, coordinator logs, log directories, ``dump``.
+- ``kwire.metadata``  Kafka's metadata image replayed from a KRaft log and written back as a
+                      snapshot at a metadata.version (above ``kwire.logs`` and ``kwire.features``).
 - ``kwire.network``   request/response headers, frames and a correlator, an example client.
 - ``kwire.fuzz``      round-trip and cross-version fuzzing, hostile-input fuzzing.
 - ``kwire.spark``     bulk decoding on Apache Spark (the ``spark`` extra).

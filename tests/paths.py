@@ -12,3 +12,4 @@ KAFKA_GO = DATA / "kafka-go" / "fixtures"  # FetchResponse frames from a real br
 KRAFT_361 = DATA / "kraft-renoagilsaputra-kafka"  # a Kafka 3.6.1 node's metadata
 KRAFT_390 = DATA / "kraft-ichwansh03-kafka-migration-log4j2"  # a Kafka 3.9.0 node's metadata
 KAFKA_DEFINITIONS = DATA / "kafka-definitions"  # Apache Kafka's own definition files, unmodified
+KAFKA_421_DEFINITIONS = KAFKA_DEFINITIONS / "kafka-4.2.1"  # every definition directory of Kafka 4.2.1

@@ -69,8 +69,10 @@ ALLOWED = {
     "records": {"wire"},
     "generated": {"wire", "records"},
     "generator": {"wire", "fuzz"},  # fuzz: the definition loader's hostile-input target plugs into that harness
+    "features": {"wire", "records", "generated", "logs"},  # KIP-584/KIP-778 rules over metadata logs
+    "metadata": {"wire", "records", "generated", "logs", "features"},  # the image: above logs and features
 }
-RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features"}
+RUNTIME_PARTS = {"wire", "records", "generated", "logs", "network", "fuzz", "spark", "features", "metadata"}
 
 
 @pytest.mark.parametrize("source", sorted(ALLOWED))

@@ -22,6 +22,9 @@ COMMANDS = {
     "decode": "kwire.cli.commands.decode",
     "schemas": "kwire.cli.commands.schemas",
     "frame": "kwire.cli.commands.frame",
+    "storage": "kwire.cli.commands.storage",
+    "features": "kwire.cli.commands.features",
+    "metadata": "kwire.cli.commands.metadata",
 }
 
 
@@ -38,11 +41,19 @@ def build_parser() -> argparse.ArgumentParser:
         except ModuleNotFoundError as exc:
             if exc.name != module:
                 raise
-    for command in sub.choices.values():  # -q/-v also work after the sub-command
-        group = command.add_mutually_exclusive_group()
-        group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
-        group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="print more detail")
+    for command in sub.choices.values():  # -q/-v also work after the sub-command (and its own sub-commands)
+        for each in (command, *_nested(command)):
+            group = each.add_mutually_exclusive_group()
+            group.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS, help="print only errors")
+            group.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                               help="print more detail")
     return parser
+
+
+def _nested(command: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    """The sub-commands of a sub-command (``kwire storage format``)."""
+    return [choice for action in command._actions if isinstance(action, argparse._SubParsersAction)
+            for choice in action.choices.values()]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""Coordinator logs: ``__consumer_offsets`` and ``__transaction_state`` records.
+"""Coordinator logs: ``__consumer_offsets``, ``__transaction_state`` and ``__share_group_state`` records.
 
 Kafka's coordinators (``CoordinatorRecordSerde``) write each record as
 
@@ -6,9 +6,13 @@ Kafka's coordinators (``CoordinatorRecordSerde``) write each record as
 * value = int16 value version | value body, or null: a tombstone that deletes the key.
 
 The record type picks the generated classes: the coordinator-key and coordinator-value classes
-whose ``API_KEY`` is that type. On ``__consumer_offsets`` 0 is an offset commit in the oldest
-layout (LegacyOffsetCommitKey/Value), 1 an offset commit, 2 a classic group's metadata; on
-``__transaction_state`` 0 is a transactional id's state. An unknown type, or a value version the
+whose ``API_KEY`` is that type; each topic has its own numbering (Kafka generates one
+``CoordinatorRecordType`` per coordinator). On ``__consumer_offsets`` 0 is an offset commit in
+the oldest layout (LegacyOffsetCommitKey/Value), 1 an offset commit, 2 a classic group's
+metadata, 3-8 and 16 consumer-protocol groups (KIP-848), 9-15 share groups (KIP-932) and 17-23
+streams groups (KIP-1071); on ``__transaction_state`` 0 is a transactional id's state; on
+``__share_group_state`` (the share coordinator's log) 0 is a share-partition snapshot and 1 an
+update on top of it. An unknown type, or a value version the
 class does not have, gives a :class:`RawCoordinatorRecord` keeping the bytes (a DecodeError with
 ``strict=True``); a body that does not decode is always an error.
 
@@ -29,15 +33,28 @@ from kwire.records import BatchReader, FileBatchReader, Record
 
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTIONS_TOPIC = "__transaction_state"
+SHARE_STATE_TOPIC = "__share_group_state"
 
 _INT16 = struct.Struct(">h")
 
-# Generated class names per topic; types are their API_KEY values.
-_TOPIC_CLASSES = {
-    OFFSETS_TOPIC: ("LegacyOffsetCommitKey", "LegacyOffsetCommitValue", "OffsetCommitKey",
-                    "OffsetCommitValue", "GroupMetadataKey", "GroupMetadataValue"),
-    TRANSACTIONS_TOPIC: ("TransactionLogKey", "TransactionLogValue"),
+# Generated class names per topic (each a key and its value); types are their API_KEY values.
+_GROUP_RECORDS = (
+    "LegacyOffsetCommit", "OffsetCommit", "GroupMetadata",
+    "ConsumerGroupMetadata", "ConsumerGroupPartitionMetadata", "ConsumerGroupMemberMetadata",
+    "ConsumerGroupTargetAssignmentMetadata", "ConsumerGroupTargetAssignmentMember",
+    "ConsumerGroupCurrentMemberAssignment", "ConsumerGroupRegularExpression",
+    "ShareGroupPartitionMetadata", "ShareGroupMemberMetadata", "ShareGroupMetadata",
+    "ShareGroupTargetAssignmentMetadata", "ShareGroupTargetAssignmentMember",
+    "ShareGroupCurrentMemberAssignment", "ShareGroupStatePartitionMetadata",
+    "StreamsGroupMetadata", "StreamsGroupMemberMetadata", "StreamsGroupTargetAssignmentMetadata",
+    "StreamsGroupTargetAssignmentMember", "StreamsGroupCurrentMemberAssignment", "StreamsGroupTopology",
+)
+_TOPIC_RECORDS = {
+    OFFSETS_TOPIC: _GROUP_RECORDS,
+    TRANSACTIONS_TOPIC: ("TransactionLog",),
+    SHARE_STATE_TOPIC: ("ShareSnapshot", "ShareUpdate"),
 }
+COORDINATOR_TOPICS = tuple(_TOPIC_RECORDS)
 
 
 @dataclass(frozen=True)
@@ -54,17 +71,19 @@ class CoordinatorLogType:
 
 @cache
 def coordinator_log_type(topic: str) -> CoordinatorLogType:
-    """The record types of ``__consumer_offsets`` or ``__transaction_state``."""
+    """The record types of one coordinator topic (one of :data:`COORDINATOR_TOPICS`)."""
     from kwire.generated import MESSAGES
 
-    if topic not in _TOPIC_CLASSES:
-        raise KwireError(f"{topic} is not a coordinator topic (known: {', '.join(_TOPIC_CLASSES)})")
-    classes: list[Any] = [MESSAGES[name] for name in _TOPIC_CLASSES[topic]]
-    return CoordinatorLogType(
-        topic,
-        {cls.API_KEY: cls for cls in classes if cls.MESSAGE_TYPE == "coordinator-key"},
-        {cls.API_KEY: cls for cls in classes if cls.MESSAGE_TYPE == "coordinator-value"},
-    )
+    if topic not in _TOPIC_RECORDS:
+        raise KwireError(f"{topic} is not a coordinator topic (known: {', '.join(_TOPIC_RECORDS)})")
+    keys: dict[int, Any] = {}
+    values: dict[int, Any] = {}
+    for record in _TOPIC_RECORDS[topic]:
+        key_cls, value_cls = MESSAGES[record + "Key"], MESSAGES[record + "Value"]
+        if key_cls.API_KEY != value_cls.API_KEY or key_cls.API_KEY in keys:
+            raise KwireError(f"{record}Key/Value do not give {topic} one record type of their own")
+        keys[key_cls.API_KEY], values[value_cls.API_KEY] = key_cls, value_cls
+    return CoordinatorLogType(topic, keys, values)
 
 
 @dataclass

@@ -17,8 +17,8 @@
 ==================  ==========================================================================
 
 Records are decoded by the file's place: ``__cluster_metadata-N`` segments and snapshots with the
-metadata decoder, ``__consumer_offsets-N`` and ``__transaction_state-N`` with the coordinator
-decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
+metadata decoder (``__remote_log_metadata-N`` with its tiered-storage variant), ``__consumer_offsets-N``,
+``__transaction_state-N`` and ``__share_group_state-N`` with the coordinator decoders, any other topic as text or hex. One bad record or batch gives an ``error`` event and
 the dump goes on; broken framing ends that file only. Values are JSON-ready (ints, strings,
 lists, dicts), so the same events print as text or as JSON lines.
 """
@@ -31,6 +31,7 @@ from typing import Any
 
 from kwire.logs.coordinator_log import (
     OFFSETS_TOPIC,
+    SHARE_STATE_TOPIC,
     TRANSACTIONS_TOPIC,
     CoordinatorRecord,
     decode_coordinator_record,
@@ -48,6 +49,7 @@ from kwire.logs.logdir import (
 )
 from kwire.logs.metadata_log import (
     METADATA_TOPIC,
+    REMOTE_LOG_METADATA_TOPIC,
     MetadataRecord,
     decode_metadata_value,
     parse_quorum_state,
@@ -56,9 +58,10 @@ from kwire.logs.metadata_log import (
 from kwire.records import ControlRecordType, EndTransactionMarker, FileBatchReader, decode_control_key
 
 BATCH_FILE_KINDS = BATCH_KINDS  # segments, snapshots, bootstrap.checkpoint and files of batches
-DECODERS = ("auto", "metadata", "offsets", "transactions", "raw")
-_TOPIC_DECODERS = {METADATA_TOPIC: "metadata", OFFSETS_TOPIC: "offsets", TRANSACTIONS_TOPIC: "transactions"}
-_COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC}
+DECODERS = ("auto", "metadata", "offsets", "transactions", "share-state", "remote-log-metadata", "raw")
+_COORDINATOR_TOPICS = {"offsets": OFFSETS_TOPIC, "transactions": TRANSACTIONS_TOPIC, "share-state": SHARE_STATE_TOPIC}
+_TOPIC_DECODERS = {METADATA_TOPIC: "metadata", REMOTE_LOG_METADATA_TOPIC: "remote-log-metadata",
+                   **{topic: name for name, topic in _COORDINATOR_TOPICS.items()}}
 
 
 def decoder_for(path: Path, requested: str = "auto") -> str:
@@ -200,8 +203,9 @@ def _record_event(record: Any, is_control: bool, decoder: str, strict: bool) -> 
     try:
         if is_control:
             event.update(_control_fields(decode_control(record, strict=strict)))
-        elif decoder == "metadata":
-            event.update(_metadata_fields(decode_metadata_value(record.value, strict=strict)))
+        elif decoder in ("metadata", "remote-log-metadata"):
+            decoded = decode_metadata_value(record.value, strict=strict, remote_log=decoder != "metadata")
+            event.update(_metadata_fields(decoded))
         elif decoder in _COORDINATOR_TOPICS:
             decoded = decode_coordinator_record(_COORDINATOR_TOPICS[decoder], record.key, record.value, strict=strict)
             event.update(_coordinator_fields(decoded))

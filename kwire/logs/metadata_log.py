@@ -51,13 +51,35 @@ MAX_RECORDS_PER_BATCH = 10_000
 _SNAPSHOT_NAME = re.compile(r"^(\d{20})-(\d{10})\.checkpoint$")
 
 
-@cache
-def metadata_record_classes() -> dict[int, Any]:
-    """apiKey -> generated class of every KRaft metadata record (imported on first use)."""
+#: Tiered storage's topic (KIP-405): its values are framed as metadata records are, but with apiKeys
+#: of their own (Kafka's storage module generates its record types separately from the KRaft ones).
+REMOTE_LOG_METADATA_TOPIC = "__remote_log_metadata"
+REMOTE_LOG_METADATA_RECORDS = frozenset({
+    "RemoteLogSegmentMetadataRecord",  # apiKey 0
+    "RemoteLogSegmentMetadataUpdateRecord",  # 1
+    "RemotePartitionDeleteMetadataRecord",  # 2
+    "RemoteLogSegmentMetadataSnapshotRecord",  # 3: kept in the broker's local snapshot files
+})
+
+
+def _framed_record_classes(*, remote_log: bool) -> dict[int, Any]:
     from kwire.generated import MESSAGES
 
     classes: list[Any] = list(MESSAGES.values())
-    return {cls.API_KEY: cls for cls in classes if cls.MESSAGE_TYPE == "metadata"}
+    return {cls.API_KEY: cls for cls in classes
+            if cls.MESSAGE_TYPE == "metadata" and (cls.NAME in REMOTE_LOG_METADATA_RECORDS) == remote_log}
+
+
+@cache
+def metadata_record_classes() -> dict[int, Any]:
+    """apiKey -> generated class of every KRaft metadata record (imported on first use)."""
+    return _framed_record_classes(remote_log=False)
+
+
+@cache
+def remote_log_metadata_classes() -> dict[int, Any]:
+    """apiKey -> generated class of every record of the ``__remote_log_metadata`` topic."""
+    return _framed_record_classes(remote_log=True)
 
 
 # --------------------------------------------------------------------------------- record values
@@ -123,8 +145,10 @@ def _read_short_varint(value: bytes, pos: int, what: str) -> tuple[int, int]:
     return number, pos
 
 
-def decode_metadata_value(value: bytes | None, *, strict: bool = False) -> MetadataRecord | RawMetadataRecord:
-    """Decode one framed metadata record value (see the module docstring for what is an error)."""
+def decode_metadata_value(value: bytes | None, *, strict: bool = False,
+                          remote_log: bool = False) -> MetadataRecord | RawMetadataRecord:
+    """Decode one framed metadata record value (see the module docstring for what is an error);
+    with ``remote_log``, a value of the ``__remote_log_metadata`` topic (the same framing)."""
     if value is None:
         raise DecodeError("metadata record has a null value")
     value = bytes(value)
@@ -135,7 +159,7 @@ def decode_metadata_value(value: bytes | None, *, strict: bool = False) -> Metad
         )
     api_key, pos = _read_short_varint(value, pos, "type")
     version, pos = _read_short_varint(value, pos, "version")
-    cls = metadata_record_classes().get(api_key)
+    cls = (remote_log_metadata_classes() if remote_log else metadata_record_classes()).get(api_key)
     if cls is None:
         reason = f"unknown metadata record type {api_key}"
     elif not cls.VALID_VERSIONS[0] <= version <= cls.VALID_VERSIONS[1]:

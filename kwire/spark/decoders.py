@@ -3,8 +3,9 @@
 - control records (any file): transaction markers and the KRaft control messages
   (:mod:`kwire.records.control`);
 - KRaft metadata logs and snapshots: the framed metadata records (:mod:`kwire.logs.metadata_log`,
-  imported when first needed);
-- ``__consumer_offsets`` / ``__transaction_state``: key and value (:mod:`kwire.logs.coordinator_log`);
+  imported when first needed); ``__remote_log_metadata``: tiered storage's records, framed alike;
+- ``__consumer_offsets`` / ``__transaction_state`` / ``__share_group_state``: key and value
+  (:mod:`kwire.logs.coordinator_log`);
 - ordinary partitions hold user data and are not decoded.
 
 Each decoded record is a :class:`DecodedRecord`: a type name, a version, the message, and for
@@ -28,7 +29,7 @@ from kwire.records.control import (
     decode_control_value,
 )
 from kwire.records.record import Record
-from kwire.spark.logfiles import GROUP_TOPIC, TRANSACTION_TOPIC, Kind
+from kwire.spark.logfiles import GROUP_TOPIC, SHARE_TOPIC, TRANSACTION_TOPIC, Kind
 
 #: Type name of ABORT/COMMIT markers (Kafka's EndTxnMarker message).
 END_TXN_MARKER = "EndTxnMarker"
@@ -65,6 +66,7 @@ RecordDecoder = Callable[[Record], DecodedRecord]
 #: Kinds of file whose data records kwire decodes (the rest hold user data).
 DECODED_KINDS = frozenset({
     Kind.METADATA_LOG, Kind.METADATA_SNAPSHOT, Kind.GROUP_COORDINATOR_LOG, Kind.TRANSACTION_COORDINATOR_LOG,
+    Kind.SHARE_COORDINATOR_LOG, Kind.REMOTE_LOG_METADATA_LOG,
 })
 
 
@@ -86,11 +88,11 @@ def decode_control(record: Record) -> DecodedRecord:
     return DecodedRecord(name, 0, decode_control_value(key.type, record.value, MESSAGES))
 
 
-def metadata_decoder() -> RecordDecoder:
+def metadata_decoder(*, remote_log: bool = False) -> RecordDecoder:
     from kwire.logs.metadata_log import MetadataRecord, decode_metadata_value
 
     def decode(record: Record) -> DecodedRecord:
-        decoded = decode_metadata_value(record.value)
+        decoded = decode_metadata_value(record.value, remote_log=remote_log)
         if isinstance(decoded, MetadataRecord):
             return DecodedRecord(decoded.name, decoded.version, decoded.message)
         unknown = {"apiKey": decoded.api_key, "body": _b64(decoded.body), "unknown": decoded.reason}
@@ -122,10 +124,14 @@ def data_record_decoder(kind: Kind) -> RecordDecoder | None:
     """The decoder of ``kind``'s data records, or None for user data."""
     if kind in (Kind.METADATA_LOG, Kind.METADATA_SNAPSHOT):
         return metadata_decoder()
+    if kind == Kind.REMOTE_LOG_METADATA_LOG:
+        return metadata_decoder(remote_log=True)
     if kind == Kind.GROUP_COORDINATOR_LOG:
         return coordinator_decoder(GROUP_TOPIC)
     if kind == Kind.TRANSACTION_COORDINATOR_LOG:
         return coordinator_decoder(TRANSACTION_TOPIC)
+    if kind == Kind.SHARE_COORDINATOR_LOG:
+        return coordinator_decoder(SHARE_TOPIC)
     return None
 
 

@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from kwire.logs.coordinator_log import OFFSETS_TOPIC, TRANSACTIONS_TOPIC
+from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
 from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
 from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
+from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
 from kwire.spark import storage
 from kwire.wire.errors import KwireError
 
@@ -36,12 +37,15 @@ class Kind(str, Enum):
     METADATA_SNAPSHOT = "metadata_snapshot"
     GROUP_COORDINATOR_LOG = "group_coordinator_log"
     TRANSACTION_COORDINATOR_LOG = "transaction_coordinator_log"
+    SHARE_COORDINATOR_LOG = "share_coordinator_log"
+    REMOTE_LOG_METADATA_LOG = "remote_log_metadata_log"
     BATCH_FILE = "batch_file"
 
 
 METADATA_TOPIC = METADATA_LOG_TOPIC
 GROUP_TOPIC = OFFSETS_TOPIC
 TRANSACTION_TOPIC = TRANSACTIONS_TOPIC
+SHARE_TOPIC = SHARE_STATE_TOPIC
 
 # `<topic>-<partition>`, optionally with the `.<uuid>-future|delete|stray` suffix Kafka gives a
 # partition folder that is being moved or deleted.
@@ -88,6 +92,10 @@ def kind_of(path: str | os.PathLike, topic: str | None) -> Kind:
             return Kind.GROUP_COORDINATOR_LOG
         if topic == TRANSACTION_TOPIC:
             return Kind.TRANSACTION_COORDINATOR_LOG
+        if topic == SHARE_TOPIC:
+            return Kind.SHARE_COORDINATOR_LOG
+        if topic == REMOTE_LOG_METADATA_TOPIC:
+            return Kind.REMOTE_LOG_METADATA_LOG
         return Kind.PARTITION_LOG
     return Kind.BATCH_FILE
 

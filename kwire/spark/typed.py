@@ -19,9 +19,7 @@ from kwire.wire.errors import KwireError
 from kwire.wire.message import GeneratedStruct
 from kwire.spark import schemas
 from kwire.spark.decoders import DecodedRecord
-from kwire.spark.logfiles import GROUP_TOPIC, TRANSACTION_TOPIC
-
-_COORDINATOR_TOPICS = (GROUP_TOPIC, TRANSACTION_TOPIC)
+from kwire.logs.coordinator_log import COORDINATOR_TOPICS as _COORDINATOR_TOPICS
 
 
 @dataclass(frozen=True)

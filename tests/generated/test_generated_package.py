@@ -28,7 +28,7 @@ def test_check_reports_stale_files(tmp_path, capsys: pytest.CaptureFixture[str])
 
 def test_every_shipped_message_imports_and_is_indexed() -> None:
     generated = importlib.import_module("generated")
-    names = {p.stem for p in MESSAGE_DEFS.glob("*.json")}
+    names = {p.stem for p in MESSAGE_DEFS.rglob("*.json")}
     assert len(generated.MESSAGES) == len(names)
     for name, cls in generated.MESSAGES.items():
         assert cls.NAME == name

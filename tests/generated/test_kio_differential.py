@@ -11,8 +11,9 @@ kio and kwire know, hypothesis draws kio instances and checks, per instance, tha
 3. kwire's encoding of the independently built object is those bytes too, and kio parses
    it back to the very instance it started from.
 
-kwire's classes come from ``generated/`` (message_defs) when they cover the version, else from
-the codecs kwire generates from kafka-python's shipped Kafka 4.x definitions (``kp_generated``).
+kwire's classes come from ``generated/`` (message_defs), which defines every message kio models
+(record-data schemas such as ControlRecordTypeSchema and EndTxnMarker included); the pairs are found
+by walking kio's index, so a message added to message_defs joins the comparison by itself.
 
 kio represents a few things its own way; the adaptation lives here, never in kwire:
 - ``*Ms`` durations are ``timedelta`` (field ``throttle_time`` for ``throttle_time_ms``) and
@@ -51,8 +52,6 @@ from kio.serial import entity_reader, entity_writer
 from kio.serial._introspect import classify_field
 
 from kwire import generated
-from kwire.generator.loader import load_definitions
-from tests.conftest import kafka_python_definitions
 
 EXAMPLES_PER_PAIR = 25
 MAX_ITEMS = 3  # elements per drawn array: enough for order and counts, small enough for speed
@@ -77,29 +76,18 @@ def kio_entities() -> dict[tuple[str, int], type]:
     return found
 
 
-def kafka_python_versions() -> dict[str, range]:
-    return {m.name: m.versions() for m in load_definitions([kafka_python_definitions()])}
-
-
 def generated_versions() -> dict[str, range]:
     return {name: range(cls.VALID_VERSIONS[0], cls.VALID_VERSIONS[1] + 1)
             for name, cls in generated.MESSAGES.items()}
 
 
-def kwire_source(name: str, version: int) -> str | None:
-    """Which kwire package decodes (name, version): message_defs first, then kafka-python's."""
-    if version in GENERATED_VERSIONS.get(name, ()):
-        return "generated"
-    if version in KP_VERSIONS.get(name, ()):
-        return "kafka-python"
-    return None
+def known_to_kwire(name: str, version: int) -> bool:
+    return version in GENERATED_VERSIONS.get(name, ())
 
 
 KIO = kio_entities()
-KP_VERSIONS = kafka_python_versions()
 GENERATED_VERSIONS = generated_versions()
-PAIRS = sorted((name, version, source) for (name, version) in KIO
-               if (source := kwire_source(name, version)) is not None)
+PAIRS = sorted((name, version) for (name, version) in KIO if known_to_kwire(name, version))
 
 
 # --- kio instances ------------------------------------------------------------------------------
@@ -230,16 +218,10 @@ def check_agreement(entity, kwire_cls: type, version: int) -> None:
     assert kio_decode(type(entity), kwire_bytes) == entity, "kio reads kwire's bytes differently"
 
 
-@pytest.fixture(scope="module")
-def kwire_classes(kp_generated) -> dict[str, dict[str, type]]:
-    return {"generated": generated.MESSAGES, "kafka-python": kp_generated.MESSAGES}
-
-
-@pytest.mark.parametrize(("name", "version", "source"), PAIRS,
-                         ids=[f"{n}-v{v}" for n, v, _ in PAIRS])
-def test_kio_and_kwire_agree(name: str, version: int, source: str, kwire_classes) -> None:
+@pytest.mark.parametrize(("name", "version"), PAIRS, ids=[f"{n}-v{v}" for n, v in PAIRS])
+def test_kio_and_kwire_agree(name: str, version: int) -> None:
     kio_cls = KIO[(name, version)]
-    kwire_cls = kwire_classes[source][name]
+    kwire_cls = generated.MESSAGES[name]
 
     @settings(max_examples=EXAMPLES_PER_PAIR, deadline=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
@@ -253,8 +235,12 @@ def test_kio_and_kwire_agree(name: str, version: int, source: str, kwire_classes
 # --- what is not compared, and why -------------------------------------------------------------
 
 def test_hundreds_of_pairs_are_compared() -> None:
-    assert len(PAIRS) >= 500
-    assert {source for _, _, source in PAIRS} == {"generated", "kafka-python"}
+    assert len(PAIRS) >= 600
+    # every API kio models is shipped, each in every version kio has
+    kio_apis = {cls.__api_key__ for cls in KIO.values()
+                if getattr(cls, "__type__", None) is not None and cls.__type__.name in ("request", "response")}
+    shipped_apis = {cls.API_KEY for cls in generated.MESSAGES.values() if getattr(cls, "API_KEY", None) is not None}
+    assert kio_apis <= shipped_apis, sorted(kio_apis - shipped_apis)
 
 
 def version_list(pairs: list[tuple[str, int]]) -> list[str]:
@@ -264,25 +250,18 @@ def version_list(pairs: list[tuple[str, int]]) -> list[str]:
     return [f"{name} v{','.join(map(str, sorted(vs)))}" for name, vs in sorted(by_name.items())]
 
 
-def test_kio_messages_kwire_lacks_are_unknown_to_kwire_by_name() -> None:
-    """kio pairs outside the comparison belong to messages no kwire definition names.
-
-    Messages neither message_defs nor kafka-python's wheel defines (share and streams groups,
-    some data schemas) stay outside. Where kwire knows a message, it must know every version kio
-    has: a narrower kwire range (an older upstream definition) fails here.
-    """
-    missing = [key for key in KIO if kwire_source(*key) is None]
-    known_names = GENERATED_VERSIONS.keys() | KP_VERSIONS.keys()
-    assert version_list([(n, v) for n, v in missing if n in known_names]) == []
-    print(f"\n{len(missing)} kio pairs kwire has no definition for:", *version_list(missing), sep="\n  ")
+def test_every_kio_pair_is_compared() -> None:
+    """kwire defines every message kio models, in every version kio has: a narrower kwire range (an
+    older upstream definition) or a message missing from message_defs fails here."""
+    missing = [key for key in KIO if not known_to_kwire(*key)]
+    assert version_list(missing) == []
 
 
 def test_kwire_messages_kio_lacks() -> None:
     """The other direction, for the record: kwire's versions and messages kio does not model
     (metadata records and group/transaction state have no kio entity; kio may lag new versions)."""
     kio_names = {name for name, _ in KIO}
-    kwire = {(name, v) for versions in (GENERATED_VERSIONS, KP_VERSIONS)
-             for name, vs in versions.items() for v in vs}
+    kwire = {(name, v) for name, vs in GENERATED_VERSIONS.items() for v in vs}
     unmodelled = sorted(key for key in kwire if key not in KIO)
     outside = [(n, v) for n, v in unmodelled if n in kio_names]
     for name, version in outside:

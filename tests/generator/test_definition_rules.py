@@ -316,6 +316,18 @@ def test_shared_apiKey_across_kinds_is_fine(tmp_path: Path) -> None:
     assert len(load_definitions([tmp_path])) == 6
 
 
+def test_each_folder_is_its_own_apiKey_space(tmp_path: Path) -> None:
+    """Kafka's storage module numbers its metadata records from 0, as the KRaft records are: one
+    generator run per folder. kwire reads subfolders too, each an apiKey space; names stay unique."""
+    write_definitions(tmp_path, [metadata_record("RegisterBrokerRecord", 0)])
+    (tmp_path / "storage").mkdir()
+    write_definitions(tmp_path / "storage", [metadata_record("RemoteLogSegmentMetadataRecord", 0)])
+    assert [m.name for m in load_definitions([tmp_path])] == ["RegisterBrokerRecord", "RemoteLogSegmentMetadataRecord"]
+    write_definitions(tmp_path / "storage", [metadata_record("RegisterBrokerRecord", 1)])  # 00_RegisterBrokerRecord
+    with pytest.raises(DefinitionError, match="message RegisterBrokerRecord is also defined in"):
+        load_definitions([tmp_path])
+
+
 def test_every_problem_of_a_file_is_reported_at_once() -> None:
     raw = definition(field("Id", "int32", nullableVersions="0+"), field("Name", "string", zeroCopy=True),
                      validVersions="0+")

@@ -24,7 +24,7 @@ from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions, load_file, load_text
 from kwire.generator.versions import NONE, Versions
 
-from tests.paths import KAFKA_DEFINITIONS
+from tests.paths import KAFKA_421_DEFINITIONS, KAFKA_DEFINITIONS
 
 CURRENT = KAFKA_DEFINITIONS / "current"
 HEAD = '"name": "TestData", "type": "data", "validVersions": "0-3", "flexibleVersions": "0+"'
@@ -229,4 +229,24 @@ def test_one_file_of_every_kafka_directory_generates_and_imports(tmp_path, monke
     assert DescribeTopicPartitionsRequest.decode(request.encode(0), 0) == request
     for name in list(sys.modules):
         if name.startswith("kafka_"):
+            del sys.modules[name]
+
+
+def test_every_directory_of_kafka_421_generates_whole_and_imports(tmp_path, monkeypatch):
+    """Done for the newest release in full: all 284 definitions of Kafka 4.2.1, unmodified."""
+    directories = sorted(p for p in KAFKA_421_DEFINITIONS.iterdir() if p.is_dir())
+    assert len(directories) == 9
+    assert sum(1 for _ in KAFKA_421_DEFINITIONS.rglob("*.json")) == 284
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for directory in directories:
+        package = "kafka421_" + directory.name.replace("-", "_")
+        assert main(["-q", "generate", "--defs", str(directory), "--out", str(tmp_path / package)]) == 0
+        module = importlib.import_module(package)
+        for name in module.MESSAGES:  # every module imports
+            cls = module.MESSAGES[name]
+            low, high = cls.VALID_VERSIONS
+            if low <= high:  # retired APIs (ControlledShutdown, LeaderAndIsr, ...) have "none"
+                assert cls.decode(cls().encode(high), high) == cls()
+    for name in list(sys.modules):
+        if name.startswith("kafka421_"):
             del sys.modules[name]

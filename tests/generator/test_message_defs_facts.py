@@ -10,6 +10,7 @@ share code with ``generator/loader.py``, which it indirectly checks.
 
 from __future__ import annotations
 
+import functools
 import importlib.resources
 import json
 import re
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.paths import KAFKA_421_DEFINITIONS
 from tests.paths import MESSAGE_DEFS as DEFS_DIR
 UPSTREAM_DIR = Path(str(importlib.resources.files("kafka.protocol.schemas") / "resources"))
 
@@ -230,7 +232,7 @@ def compare_definitions(ours: dict, theirs: dict) -> list[str]:
 
 # ---------------------------------------------------------------- the tests
 
-OUR_FILES = sorted(DEFS_DIR.glob("*.json"))
+OUR_FILES = sorted(DEFS_DIR.rglob("*.json"))
 SHARED_FILES = [path for path in OUR_FILES if (UPSTREAM_DIR / path.name).is_file()]
 
 
@@ -244,6 +246,27 @@ def test_there_is_something_to_check():
 def test_wire_facts_match_upstream(path: Path):
     problems = compare_definitions(load_definition(path), load_definition(UPSTREAM_DIR / path.name))
     assert not problems, f"{path.name} differs from kafka-python's copy:\n" + "\n".join(problems)
+
+
+def test_every_kafka_python_definition_has_ours():
+    """kafka-python ships Kafka's client definitions; message_defs must define each of them."""
+    theirs = {p.name for p in UPSTREAM_DIR.glob("*.json")}
+    assert sorted(theirs - {p.name for p in OUR_FILES}) == []
+
+
+def test_versions_newer_than_kafka_python_are_named():
+    """Where our file is newer than kafka-python's copy, the comparison covers the shared versions;
+    the rest (checked against kio in tests/generated/test_kio_differential.py) is listed here."""
+    newer = {}
+    for path in SHARED_FILES:
+        ours = version_set(load_definition(path)["validVersions"], ceiling=0)
+        theirs = version_set(load_definition(UPSTREAM_DIR / path.name)["validVersions"], ceiling=0)
+        assert ours & theirs, f"{path.name}: no version in common with kafka-python's copy"
+        if ours - theirs:
+            newer[path.stem] = sorted(ours - theirs)
+    unshared = sorted(p.stem for p in OUR_FILES if p not in SHARED_FILES)
+    print(f"\nversions not compared with kafka-python (newer than its copy): {newer}")
+    print(f"{len(unshared)} files kafka-python has no copy of: {', '.join(unshared)}")
 
 
 def _check_keys(fields: list[dict], where: str) -> list[str]:
@@ -347,3 +370,94 @@ def test_comparison_uses_common_versions_when_ours_is_newer():
     assert compare_definitions(ours, _upstream_sample()) == []
     ours["fields"][-1]["versions"] = "4+"  # now the extra field leaks into a shared version
     assert compare_definitions(ours, _upstream_sample())
+
+
+def test_readme_names_the_source_of_every_definition():
+    """message_defs/README.md has one row per shipped file, saying which upstream text it follows."""
+    readme = (DEFS_DIR / "README.md").read_text(encoding="utf-8")
+    rows = [line.split("|")[1].strip() for line in readme.splitlines() if line.startswith("| ")]
+    listed = [name for name in rows if name.endswith(".json")]
+    assert len(listed) == len(set(listed)), "a file has two rows"
+    assert sorted(listed) == sorted(str(path.relative_to(DEFS_DIR)) for path in OUR_FILES)
+
+
+# ---------------------------------------------------------------- against Kafka 4.2.1 in full
+#
+# Kafka 4.2.1 is the newest release whose definition directories could be read whole (tests/data/
+# kafka-definitions/kafka-4.2.1). Every one of its definitions is shipped, and agrees with ours on
+# every wire fact of every version 4.2.1 has. What message_defs has beyond it is named here.
+
+KAFKA_421_FILES = sorted(p for p in KAFKA_421_DEFINITIONS.rglob("*.json") if p.parent.name != "clients-test")
+#: Tagged fields Kafka added after 4.2 (a 4.2.1 reader skips them as unknown tags).
+NEWER_THAN_421_FIELDS = {
+    ("ConsumerGroupCurrentMemberAssignmentValue", "AssignmentEpochs"),  # KIP-1251, as for streams in 4.2
+    ("ConsumerGroupMetadataValue", "CreationTimeMs"),  # KIP-1282
+    ("ConsumerGroupTargetAssignmentMetadataValue", "AssignmentTimestamp"),  # KIP-1263
+}
+#: Definitions 4.2.1 lacks: removed before it (kept to read older data) or added after it.
+NOT_IN_421 = {
+    "ShareGroupPartitionMetadataKey", "ShareGroupPartitionMetadataValue",  # Kafka 4.0's, removed in 4.1
+    "UnregisterControllerRecord",  # KIP-1312, after 4.2
+    "ControlRecordTypeSchema", "AbortedTxn",  # record-data schemas, after 4.2 (kio 0.6.5 has the first)
+}
+#: Message-level facts that may be wider than 4.2.1's: versions and listeners that Kafka 4.x
+#: retired (LeaderAndIsr, StopReplica, UpdateMetadata, ControlledShutdown, AlterPartition v0-1,
+#: delegation-token v0, the zkBroker listener) are kept, so traffic from older clusters decodes.
+WIDER_MESSAGE_FACTS = ("listeners", "deprecatedVersions", "commonStructs")
+
+
+@functools.cache
+def _kafka_421() -> dict[str, dict]:
+    return {load_definition(path)["name"]: load_definition(path) for path in KAFKA_421_FILES}
+
+
+def _without_newer_fields(definition: dict) -> dict:
+    name = definition["name"]
+
+    def keep(fields: list[dict]) -> list[dict]:
+        return [dict(f, fields=keep(f["fields"])) if "fields" in f else f
+                for f in fields if (name, f["name"]) not in NEWER_THAN_421_FIELDS]
+
+    return dict(definition, fields=keep(definition.get("fields", [])),
+                commonStructs=[dict(s, fields=keep(s["fields"])) for s in definition.get("commonStructs", [])])
+
+
+def test_every_kafka_421_definition_is_shipped_and_the_rest_is_named():
+    upstream = _kafka_421()
+    ours = {load_definition(path)["name"] for path in OUR_FILES}
+    assert len(upstream) == 280
+    assert sorted(set(upstream) - ours) == []
+    assert set(ours) - set(upstream) == NOT_IN_421
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_wire_facts_match_kafka_421(path: Path):
+    theirs = _kafka_421().get(load_definition(path)["name"])
+    if theirs is None:
+        assert load_definition(path)["name"] in NOT_IN_421
+        return
+    ours = _without_newer_fields(load_definition(path))
+    # every version 4.2.1 has, with the same facts; ours may reach further back
+    assert version_set(theirs.get("validVersions")) <= version_set(ours.get("validVersions"))
+    ours_facts, their_facts = message_facts(ours), message_facts(theirs)
+    for key in ("apiKey", "type", "name", "latestVersionUnstable"):
+        assert ours_facts[key] == their_facts[key], key
+    assert set(their_facts["listeners"]) <= set(ours_facts["listeners"])
+    problems = [found for version in sorted(version_set(theirs.get("validVersions")))
+                if (found := first_difference(project(ours, version), project(theirs, version), f"v{version}"))]
+    assert problems == []
+
+
+def test_newer_fields_are_tagged_so_421_readers_skip_them():
+    for path in OUR_FILES:
+        definition = load_definition(path)
+
+        def walk(fields):
+            for f in fields:
+                if (definition["name"], f["name"]) in NEWER_THAN_421_FIELDS:
+                    yield f
+                yield from walk(f.get("fields", []))
+
+        for field in [*walk(definition.get("fields", [])),
+                      *(f for s in definition.get("commonStructs", []) for f in walk(s["fields"]))]:
+            assert "tag" in field and field.get("taggedVersions"), (definition["name"], field["name"])

@@ -423,7 +423,7 @@ def test_mangled_bytes_raise_only_decode_error(name, version):
 
 # --- every definition (kafka-python's and ours) builds -------------------------------------------------------
 
-@pytest.mark.parametrize("path", KP_DEFINITION_FILES + sorted((REPO / "message_defs").glob("*.json")),
+@pytest.mark.parametrize("path", KP_DEFINITION_FILES + sorted((REPO / "message_defs").rglob("*.json")),
                          ids=lambda p: f"{p.parent.name}/{p.stem}")
 def test_reference_struct_builds_for_every_version(path):
     m = load_file(path)

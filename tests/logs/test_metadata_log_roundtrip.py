@@ -28,11 +28,17 @@ from kwire.logs.metadata_log import (
     SnapshotId,
     build_snapshot,
     metadata_record_classes,
+    remote_log_metadata_classes,
     read_metadata_log,
     read_snapshot,
 )
 from kwire.records import Codec, ControlRecordType, EndTransactionMarker
 from tests.paths import KRAFT_361, KRAFT_390
+
+def struct_of(message: str, attr: str):
+    """The generated class of a struct field, found by the field's name."""
+    return next(f.struct for f in MESSAGES[message].FIELDS if f.attr == attr)
+
 
 KAFKA_361_SNAPSHOT = (KRAFT_361 / "__cluster_metadata-0"
                       / "00000000000000007111-0000000001.checkpoint")
@@ -57,7 +63,10 @@ def every_metadata_record() -> list[MetadataRecord]:
 
 def test_the_registry_has_every_metadata_record_kind() -> None:
     classes = metadata_record_classes()
-    assert len(classes) == sum(1 for cls in MESSAGES.values() if cls.MESSAGE_TYPE == "metadata") == 27
+    metadata_types = [cls for cls in MESSAGES.values() if cls.MESSAGE_TYPE == "metadata"]
+    # the KRaft records, and tiered storage's four of its own apiKey space (remote_log_metadata_classes)
+    assert len(classes) == len(metadata_types) - len(remote_log_metadata_classes()) == 27
+    assert sorted(remote_log_metadata_classes()) == [0, 1, 2, 3]
     assert classes[0].NAME == "RegisterBrokerRecord" and classes[29].NAME == "UnregisterControllerRecord"
 
 
@@ -192,7 +201,7 @@ COORDINATOR_VECTORS = [
                  CoordinatorRecord(2, MESSAGES["GroupMetadataKey"](group="grp"), MESSAGES["GroupMetadataValue"](
                      protocol_type="consumer", generation=1, protocol="range", leader="m1",
                      current_state_timestamp=1_700_000_000_000, members=[
-                         MESSAGES["GroupMetadataValue"].FIELDS[-1].struct(
+                         struct_of("GroupMetadataValue", "members")(
                              member_id="m1", group_instance_id=None, client_id="c", client_host="/h",
                              rebalance_timeout=60000, session_timeout=10000, subscription=b"\x01\x02",
                              assignment=b"")]), 3),
@@ -204,7 +213,7 @@ COORDINATOR_VECTORS = [
                                    MESSAGES["TransactionLogValue"](
                                        producer_id=1000, producer_epoch=2, transaction_timeout_ms=60000,
                                        transaction_status=1, transaction_partitions=[
-                                           MESSAGES["TransactionLogValue"].FIELDS[6].struct(
+                                           struct_of("TransactionLogValue", "transaction_partitions")(
                                                topic="t", partition_ids=[0, 1])],
                                        transaction_last_update_timestamp_ms=1_700_000_000_000,
                                        transaction_start_timestamp_ms=1_700_000_000_000), 0),
@@ -217,7 +226,7 @@ COORDINATOR_VECTORS = [
                                    MESSAGES["TransactionLogValue"](
                                        producer_id=1000, previous_producer_id=999, producer_epoch=2,
                                        transaction_timeout_ms=60000, transaction_status=1, transaction_partitions=[
-                                           MESSAGES["TransactionLogValue"].FIELDS[6].struct(
+                                           struct_of("TransactionLogValue", "transaction_partitions")(
                                                topic="t", partition_ids=[0, 1])],
                                        transaction_last_update_timestamp_ms=1_700_000_000_000,
                                        transaction_start_timestamp_ms=1_700_000_000_000,
@@ -240,10 +249,10 @@ def test_coordinator_record_layouts(topic: str, key_hex: str, value_hex: str | N
 
 
 def test_unknown_coordinator_types_and_versions_are_kept_raw() -> None:
-    key = bytes.fromhex("0009" "0003677270")
+    key = bytes.fromhex("0018" "0003677270")  # type 24: none of Kafka's group records (yet)
     raw = decode_coordinator_record(OFFSETS_TOPIC, key, b"\x00\x00\x01")
-    assert raw == RawCoordinatorRecord(9, key, b"\x00\x00\x01")
-    assert raw.reason == "unknown __consumer_offsets record type 9"
+    assert raw == RawCoordinatorRecord(24, key, b"\x00\x00\x01")
+    assert raw.reason == "unknown __consumer_offsets record type 24"
     assert (raw.encode_key(), raw.encode_value()) == (key, b"\x00\x00\x01")
     newer = bytes.fromhex("0007" "0000000000000064")  # OffsetCommitValue v7 does not exist (yet)
     raw = decode_coordinator_record(OFFSETS_TOPIC, bytes.fromhex(OFFSET_KEY_HEX), newer)

@@ -67,7 +67,8 @@ def test_header_version_agrees_with_kio(cls, kind, version):
 
 def test_versions_kio_lacks_are_few_and_known():
     # The comparison above must not quietly shrink. kio 0.6.5 is built from Kafka 4.x, which retired
-    # ControlledShutdown and LeaderAndIsr (checked by hand below) and, with KIP-896, the oldest
+    # ControlledShutdown, LeaderAndIsr, StopReplica and UpdateMetadata (checked by hand below) and,
+    # with KIP-896, the oldest
     # versions of AlterPartition and the delegation-token APIs; BrokerRegistration v5 and
     # AddRaftVoterResponse v2 are newer than kio.
     missing = {f"{cls.NAME}-v{version}" for cls, kind, version in all_versions()
@@ -76,6 +77,8 @@ def test_versions_kio_lacks_are_few_and_known():
     assert missing == (
         {f"ControlledShutdown{kind}-v{v}" for kind in both for v in range(4)}
         | {f"LeaderAndIsr{kind}-v{v}" for kind in both for v in range(8)}
+        | {f"StopReplica{kind}-v{v}" for kind in both for v in range(5)}
+        | {f"UpdateMetadata{kind}-v{v}" for kind in both for v in range(9)}
         | {f"AlterPartition{kind}-v{v}" for kind in both for v in range(2)}
         | {f"{api}DelegationToken{kind}-v0" for api in ("Create", "Describe", "Expire") for kind in both}
         | {"BrokerRegistrationRequest-v5", "BrokerRegistrationResponse-v5", "AddRaftVoterResponse-v2"})
@@ -92,6 +95,17 @@ def test_leader_and_isr_headers_follow_its_flexible_versions():
 
     assert [request_header_version(LeaderAndIsrRequest, v) for v in range(8)] == [1, 1, 1, 1, 2, 2, 2, 2]
     assert [response_header_version(LeaderAndIsrResponse, v) for v in range(8)] == [0, 0, 0, 0, 1, 1, 1, 1]
+
+
+def test_stop_replica_and_update_metadata_headers_follow_their_flexible_versions():
+    # not in kio either: StopReplica is flexible from v2, UpdateMetadata from v6
+    from kwire.generated import (StopReplicaRequest, StopReplicaResponse, UpdateMetadataRequest,
+                                 UpdateMetadataResponse)
+
+    assert [request_header_version(StopReplicaRequest, v) for v in range(5)] == [1, 1, 2, 2, 2]
+    assert [response_header_version(StopReplicaResponse, v) for v in range(5)] == [0, 0, 1, 1, 1]
+    assert [request_header_version(UpdateMetadataRequest, v) for v in range(9)] == [1] * 6 + [2] * 3
+    assert [response_header_version(UpdateMetadataResponse, v) for v in range(9)] == [0] * 6 + [1] * 3
 
 
 def test_api_versions_response_header_is_always_v0():

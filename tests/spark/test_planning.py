@@ -48,6 +48,7 @@ def test_discovery_takes_batch_files_and_names_their_kind(tmp_path):
         "bootstrap.checkpoint": Kind.METADATA_SNAPSHOT,
         "__consumer_offsets-7/00000000000000000000.log": Kind.GROUP_COORDINATOR_LOG,
         "__transaction_state-1/00000000000000000000.log": Kind.TRANSACTION_COORDINATOR_LOG,
+        "__share_group_state-2/00000000000000000000.log": Kind.SHARE_COORDINATOR_LOG,
         "loose/frames.batch": Kind.BATCH_FILE,
     }
     ignored = [

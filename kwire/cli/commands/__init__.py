@@ -32,3 +32,11 @@ def non_negative_int(text: str) -> int:
     if value < 0:
         raise argparse.ArgumentTypeError("must not be negative")
     return value
+
+
+def feature_assignment(text: str) -> tuple[str, int]:
+    """An argparse type: ``NAME=LEVEL`` (``group.version=1``), as kafka-features and kafka-storage take it."""
+    name, sep, level = text.partition("=")
+    if not sep or not name.strip() or not level.strip().lstrip("-").isdigit():
+        raise argparse.ArgumentTypeError(f"expected NAME=LEVEL with a whole-number level, got {text!r}")
+    return name.strip(), int(level)

@@ -180,9 +180,10 @@ def read_git(spec: str) -> Side:
 
 
 def json_blobs(spec: str, tree: str) -> list[tuple[str, str]]:
-    """(name, object id) of the ``*.json`` files directly in ``tree``, sorted by name."""
+    """(path, object id) of the ``*.json`` files in ``tree`` and its subtrees, sorted by path
+    (as :func:`kwire.generator.loader.definition_files` reads a directory)."""
     entries = []
-    for line in git(spec, "ls-tree", "-z", tree).decode("utf-8", "replace").split("\0"):
+    for line in git(spec, "ls-tree", "-r", "-z", tree).decode("utf-8", "replace").split("\0"):
         if not line:
             continue
         meta, name = line.split("\t", 1)

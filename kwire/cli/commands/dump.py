@@ -26,7 +26,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         "dump", help="print Kafka log segments, snapshots, indexes and state files",
         description="Dump log segments (*.log), KRaft snapshots (*.checkpoint), offset/time/transaction "
                     "indexes, producer-state snapshots and quorum-state files, or whole data directories. "
-                    "__cluster_metadata, __consumer_offsets and __transaction_state records are decoded; "
+                    "__cluster_metadata, __consumer_offsets, __transaction_state, __share_group_state and "
+                    "__remote_log_metadata "
+                    "records are decoded; "
                     "other topics print keys and values as text or hex.")
     p.add_argument("paths", nargs="+", metavar="PATH", help="a file or a directory (walked recursively)")
     p.add_argument("--json", action="store_true", help="one JSON object per line instead of text")

@@ -5,7 +5,10 @@
 * ``metadata:log`` reads a segment or snapshot buffer batch by batch, records decoded (with the
   records API's default decompression cap: the mutated inputs never inflate beyond 256 KiB);
 * ``metadata:snapshot`` reads a snapshot and checks its header/footer structure;
-* ``metadata:quorum-state`` parses a ``quorum-state`` file (JSON).
+* ``metadata:quorum-state`` parses a ``quorum-state`` file (JSON);
+* ``metadata:image`` replays a segment or snapshot into the metadata image (:mod:`kwire.metadata`)
+  and writes it back at its own level and two lower ones, so that records which decode but make
+  no sense (a change to a partition that does not exist, an unknown level) meet the replay rules.
 """
 from __future__ import annotations
 
@@ -69,6 +72,29 @@ def _quorum_state_seeds() -> list[bytes]:
                      b'"currentVoters":[{"voterId":1}],"data_version":0}']
 
 
+def _replay_image(data: bytes) -> None:
+    from kwire.metadata.loader import load_image_bytes
+    from kwire.metadata.writer import write_image
+
+    image = load_image_bytes(data, snapshot=False).image
+    for level in (None, 7, 3):
+        write_image(image, level)
+
+
+#: Batches of a real log fed whole to the image replay: enough to register a broker and create topics.
+IMAGE_SEED_BATCHES = 120
+
+
+def _image_seeds() -> list[bytes]:
+    root = corpus.corpus_dir()
+    if root is None:
+        return []
+    seeds = [path.read_bytes() for path in sorted(root.glob("kraft-*/**/*.checkpoint"))]
+    for path in sorted(root.glob("kraft-*/__cluster_metadata-0/*.log")):
+        seeds.append(b"".join(corpus.split_entries(path.read_bytes())[:IMAGE_SEED_BATCHES]))
+    return seeds
+
+
 def metadata_targets() -> list[Target]:
     return [
         Target("metadata:value", _decode_value, _value_seeds, weight=10),
@@ -78,4 +104,6 @@ def metadata_targets() -> list[Target]:
                extra_memory=DECOMPRESSION_MEMORY, mutators=(mutate_records,), fixup=reseal_crcs),
         Target("metadata:quorum-state", _decode_quorum_state, _quorum_state_seeds, weight=3,
                mutators=(mutate_json_text,), structural_share=0.6),
+        Target("metadata:image", _replay_image, _image_seeds, weight=3, extra_memory=DECOMPRESSION_MEMORY,
+               mutators=(mutate_records,), fixup=reseal_crcs),
     ]

@@ -1,0 +1,66 @@
+"""What the controller judging an UpdateFeatures request knows, taken from a replayed image.
+
+:class:`kwire.features.update_features.ClusterFeatures` from a :class:`LoadedImage`: the finalized
+levels, the supported feature ranges of every registered broker and controller (in registration
+order), kraft.version, the voters and the active controller (the leader of the newest epoch, else
+``quorum-state``'s). An image with no FeatureLevelRecord for metadata.version takes its levels
+from the directory's ``bootstrap.checkpoint``, which is what the controller writes to the log when
+it first starts. kraft.version FeatureLevelRecords are not finalized features (Kafka's
+``FeatureControlManager`` skips them: kraft.version lives in the raft log).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kwire.features import KRAFT_VERSION, METADATA_VERSION, FeatureError
+from kwire.features.bootstrap import read_bootstrap
+from kwire.features.update_features import ClusterFeatures
+from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, QUORUM_STATE_FILE_NAME, read_quorum_state
+from kwire.metadata.loader import LoadedImage
+
+
+def _ranges(features: dict) -> dict[str, tuple[int, int]]:
+    return {name: (r.min, r.max) for name, r in features.items()}
+
+
+def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
+    image = loaded.image
+    level = image.features.metadata_version
+    finalized = {n: v for n, v in image.features.finalized.items() if n != KRAFT_VERSION}
+    directory = loaded.source if loaded.source.is_dir() else loaded.source.parent
+    if level is None:
+        bootstrap = directory.parent / BOOTSTRAP_FILE_NAME
+        if not bootstrap.is_file():
+            raise FeatureError(f"{loaded.source}: no FeatureLevelRecord for {METADATA_VERSION} and no "
+                               f"{BOOTSTRAP_FILE_NAME}")
+        levels = read_bootstrap(bootstrap)
+        level = levels.metadata_version.level
+        finalized = {n: v for n, v in levels.feature_levels.items()
+                     if n not in (METADATA_VERSION, KRAFT_VERSION) and v > 0}
+    quorum = image.quorum
+    voters = tuple(v.id for v in quorum.voters) if quorum.voters is not None else (
+        quorum.leaders[-1].voters if quorum.leaders else ())
+    leader = quorum.leaders[-1].leader_id if quorum.leaders else None
+    state_file = Path(directory) / QUORUM_STATE_FILE_NAME
+    if (leader is None or not voters) and state_file.is_file():
+        data = read_quorum_state(state_file).data
+        if leader is None and data.leader_id >= 0:
+            leader = data.leader_id
+        if not voters:
+            voters = tuple(v.voter_id for v in data.current_voters or ())
+    if leader is None:
+        leader = voters[0] if voters else 0
+    brokers = {i: _ranges(b.supported_features) for i, b in image.cluster.brokers.items()}
+    controllers = {i: _ranges(c.supported_features) for i, c in image.cluster.controllers.items()}
+    local = controllers.get(leader) or brokers.get(leader)
+    return ClusterFeatures(
+        metadata_version=level,
+        finalized=dict(sorted(finalized.items())),
+        kraft_version=quorum.kraft_version,
+        brokers=brokers,
+        controllers=controllers,
+        quorum_node_ids=voters,
+        node_id=leader,
+        local_supported=dict(local) if local else None,
+        epoch=image.provenance.last_offset,
+    )

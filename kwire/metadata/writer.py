@@ -1,0 +1,379 @@
+"""Writing an image as the records of a snapshot at a chosen metadata.version, as Kafka's image writer does.
+
+Each part of the image is written as its ``write(ImageWriter, ImageWriterOptions)`` method writes
+it, in ``MetadataImage.write``'s order (features, cluster, topics, configs, client quotas,
+producer ids, ACLs, SCRAM credentials, delegation tokens), with the record versions the level
+calls for (:mod:`kwire.features`). What the level cannot hold is left out and reported as a
+:class:`Loss` in Kafka's own words ("controller registration data", "the directory assignment
+state of one or more replicas", ...), which Kafka prints inside "Metadata has been lost because
+the following could not be represented in metadata.version X: ...".
+
+Rules and words are those of Kafka 3.9.0 (``metadata/src/main/java/org/apache/kafka/image`` and
+``metadata/.../BrokerRegistration``, ``ControllerRegistration``, ``PartitionRegistration``); what
+depends on the writing release is in :class:`WriterRelease`. Where Kafka drops something without
+a word (eligible leader replicas below 4.0-IV1; the ZK migration state and a broker's ZK flag in
+Kafka 4.x, which no longer knows them), kwire still reports it, marked ``kafka_words=False``.
+Within a part, records come in the order Kafka's maps hand them out (:mod:`kwire.metadata.javaorder`).
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kwire.wire.errors import KwireError
+from kwire.features import (
+    MINIMUM_BOOTSTRAP_LEVEL,
+    MINIMUM_KRAFT_LEVEL,
+    KafkaRelease,
+    MetadataVersion,
+    from_level,
+    kafka_release,
+    metadata_version,
+    release_for,
+)
+from kwire.generated import MESSAGES
+from kwire.logs.metadata_log import MetadataRecord
+from kwire.metadata import javaorder as order
+from kwire.metadata.image import (
+    DIRECTORY_MIGRATING,
+    SCRAM_MECHANISMS,
+    ZK_MIGRATION_STATES,
+    MetadataImage,
+    PartitionRegistration,
+)
+
+METADATA_VERSION = "metadata.version"
+
+
+class UnwritableImageError(KwireError):
+    """The image cannot be written at all as asked (a level the writing release does not know)."""
+
+
+@dataclass(frozen=True)
+class Loss:
+    """Something the image holds that the written records cannot."""
+
+    what: str  # Kafka's words, as its loss handler receives them
+    kafka_words: bool = True  # False: Kafka drops it silently; the words are kwire's
+
+    def sentence(self, metadata_version: MetadataVersion) -> str:
+        """Kafka's UnwritableMetadataException message for this loss."""
+        return (f"Metadata has been lost because the following could not be represented in "
+                f"metadata.version {metadata_version}: {self.what}")
+
+
+@dataclass(frozen=True)
+class WriterRelease:
+    """What the Kafka release writing the snapshot does beyond what the level says."""
+
+    release: KafkaRelease
+
+    @property
+    def name(self) -> str:
+        return self.release.name
+
+    @property
+    def is_4x(self) -> bool:
+        return int(self.name.split(".")[0]) >= 4
+
+    @property
+    def writes_zk_migration_state(self) -> bool:
+        """Kafka 3.4 to 3.9 write a ZkMigrationStateRecord from 3.4-IV0 on; 3.3 predates it, 4.x removed it."""
+        return self.name not in ("3.3",) and not self.is_4x
+
+    @property
+    def knows_zk_broker_flag(self) -> bool:
+        """Kafka 4.x no longer keeps a broker's isMigratingZkBroker state."""
+        return not self.is_4x
+
+    def check_writes(self, mv: MetadataVersion) -> None:
+        if mv.level > self.release.latest_production_level:
+            raise UnwritableImageError(
+                f"Kafka {self.name} cannot write metadata.version {mv}: its newest is "
+                f"{self.release.latest_production}")
+        if mv.level < self.release.minimum_level:
+            raise UnwritableImageError(
+                f"Kafka {self.name} cannot write metadata.version {mv}: its oldest is "
+                f"{from_level(self.release.minimum_level)}")
+
+
+def writer_release(name: str | None, image_level: int) -> WriterRelease:
+    """The release that writes: ``name`` if given, else the one the image's own level belongs to."""
+    return WriterRelease(kafka_release(name) if name else release_for(image_level))
+
+
+@dataclass
+class WrittenImage:
+    """The records of an image written at a level, and what they could not hold."""
+
+    records: list[MetadataRecord]
+    losses: list[Loss]
+    requested: MetadataVersion  # the level asked for
+    metadata_version: MetadataVersion  # the level whose rules were used (below 3.3-IV0: 3.0-IV1)
+    release: WriterRelease
+
+    @property
+    def lossy(self) -> bool:
+        return bool(self.losses)
+
+    def loss_sentences(self) -> list[str]:
+        return [loss.sentence(self.requested) for loss in self.losses]
+
+
+@dataclass
+class _Options:
+    """Kafka's ImageWriterOptions: the level written and a loss handler that collects."""
+
+    mv: MetadataVersion
+    release: WriterRelease
+    losses: list[Loss] = field(default_factory=list)
+
+    def handle_loss(self, what: str, kafka_words: bool = True) -> None:
+        loss = Loss(what, kafka_words)
+        if loss not in self.losses:  # Kafka reports once per broker or partition; once is enough
+            self.losses.append(loss)
+
+    def version(self, record: str) -> int:
+        version = self.mv.record_version(record)
+        if version is None:  # pragma: no cover - callers check the gate first
+            raise UnwritableImageError(f"{record} is not written at metadata.version {self.mv}")
+        return version
+
+
+def image_metadata_version(image: MetadataImage) -> MetadataVersion:
+    """The image's metadata.version (3.0-IV1 when no FeatureLevelRecord set one, as Kafka assumes)."""
+    level = image.features.metadata_version
+    return from_level(MINIMUM_KRAFT_LEVEL if level is None else level)
+
+
+def write_image(image: MetadataImage, target: MetadataVersion | int | str | None = None, *,
+                release: str | None = None) -> WrittenImage:
+    """The records of ``image`` written at ``target`` (default: the image's own level) by ``release``
+    (default: the release the image's level belongs to)."""
+    current = image_metadata_version(image)
+    requested = current if target is None else metadata_version(target)
+    writer = writer_release(release, current.level)
+    writer.check_writes(requested)
+    # below 3.3-IV0 there is no FeatureLevelRecord: Kafka writes those levels as 3.0-IV1
+    effective = from_level(MINIMUM_KRAFT_LEVEL) if requested.level < MINIMUM_BOOTSTRAP_LEVEL else requested
+    options = _Options(effective, writer)
+    records: list[MetadataRecord] = []
+    for part in (_features, _cluster, _topics, _configs, _client_quotas, _producer_ids, _acls, _scram,
+                 _delegation_tokens):
+        records.extend(MetadataRecord(message, version) for message, version in part(image, options))
+    return WrittenImage(records, options.losses, requested, effective, writer)
+
+
+Written = list[tuple[Any, int]]  # (generated message, version)
+
+
+def _record(_type: str, **fields: Any) -> Any:
+    return MESSAGES[_type](**fields)
+
+
+# ---------------------------------------------------------------------------------- features
+
+
+def _features(image: MetadataImage, options: _Options) -> Written:
+    features = image.features
+    out: Written = []
+    if options.mv.level < MINIMUM_BOOTSTRAP_LEVEL:
+        if features.finalized:
+            options.handle_loss("feature flag(s): " + ", ".join(sorted(features.finalized)))
+    else:
+        # metadata.version first, at version 0, so any reader learns the level before the rest
+        out.append((_record("FeatureLevelRecord", name=METADATA_VERSION, feature_level=options.mv.level), 0))
+        for name in order.sized_copy_order(features.finalized, order.string_hash):
+            if name != METADATA_VERSION:
+                out.append((_record("FeatureLevelRecord", name=name, feature_level=features.finalized[name]), 0))
+    state = features.zk_migration_state
+    if options.release.writes_zk_migration_state and options.mv.is_migration_supported:
+        out.append((_record("ZkMigrationStateRecord", zk_migration_state=state), 0))
+    elif state != 0:
+        options.handle_loss(f"the ZK Migration state which was {ZK_MIGRATION_STATES[state]}",
+                            kafka_words=not options.release.is_4x)
+    return out
+
+
+# ----------------------------------------------------------------------------------- cluster
+
+
+def _endpoints(listeners: dict, cls: Any, arrange: Callable) -> list[Any]:
+    return [cls(name=name, host=listeners[name].host, port=listeners[name].port,
+                security_protocol=listeners[name].security_protocol)
+            for name in arrange(listeners, order.string_hash)]
+
+
+def _supported(features: dict, cls: Any, arrange: Callable) -> list[Any]:
+    return [cls(name=name, min_supported_version=features[name].min, max_supported_version=features[name].max)
+            for name in arrange(features, order.string_hash)]
+
+
+def _cluster(image: MetadataImage, options: _Options) -> Written:
+    from kwire.generated.register_broker_record import BrokerEndpoint, BrokerFeature
+    from kwire.generated.register_controller_record import ControllerEndpoint, ControllerFeature
+
+    mv = options.mv
+    out: Written = []
+    brokers = image.cluster.brokers
+    for broker_id in order.sized_copy_order(brokers, order.int_hash):
+        broker = brokers[broker_id]
+        fields: dict[str, Any] = dict(
+            broker_id=broker.id, rack=broker.rack, broker_epoch=broker.epoch, incarnation_id=broker.incarnation_id,
+            fenced=broker.fenced,
+            # BrokerRegistration's constructor copies its listeners into new HashMap<>(size), its features
+            # into new HashMap<>(map)
+            end_points=_endpoints(broker.listeners, BrokerEndpoint, order.sized_copy_order),
+            features=_supported(broker.supported_features, BrokerFeature, order.copied_hash_map_order))
+        if broker.in_controlled_shutdown:
+            if mv.is_in_controlled_shutdown_state_supported:
+                fields["in_controlled_shutdown"] = True
+            else:
+                options.handle_loss("the inControlledShutdown state of one or more brokers")
+        if broker.is_migrating_zk_broker:
+            if mv.is_migration_supported and options.release.knows_zk_broker_flag:
+                fields["is_migrating_zk_broker"] = True
+            else:
+                options.handle_loss("the isMigratingZkBroker state of one or more brokers",
+                                    kafka_words=options.release.knows_zk_broker_flag)
+        if not broker.directories or mv.is_directory_assignment_supported:
+            fields["log_dirs"] = list(broker.directories)
+        else:
+            options.handle_loss("the online log directories of one or more brokers")
+        out.append((_record("RegisterBrokerRecord", **fields), options.version("RegisterBrokerRecord")))
+    controllers = image.cluster.controllers
+    if controllers:
+        if not mv.is_controller_registration_supported:
+            options.handle_loss("controller registration data")
+        else:
+            for controller_id in order.sized_copy_order(controllers, order.int_hash):
+                c = controllers[controller_id]
+                out.append((_record(
+                    "RegisterControllerRecord", controller_id=c.id, incarnation_id=c.incarnation_id,
+                    zk_migration_ready=c.zk_migration_ready,
+                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.fresh_hash_map_order),
+                    features=_supported(c.supported_features, ControllerFeature, order.fresh_hash_map_order)),
+                    options.version("RegisterControllerRecord")))
+    return out
+
+
+# ------------------------------------------------------------------------------------ topics
+
+
+def _topics(image: MetadataImage, options: _Options) -> Written:
+    out: Written = []
+    for topic_id in order.hash_tree_order(image.topics.by_id, order.uuid_hash):
+        topic = image.topics.by_id[topic_id]
+        out.append((_record("TopicRecord", name=topic.name, topic_id=topic.id), 0))
+        for partition_id in order.fresh_hash_map_order(topic.partitions, order.int_hash):
+            out.append(_partition_record(topic.id, partition_id, topic.partitions[partition_id], options))
+    return out
+
+
+def _partition_record(topic_id: Any, partition_id: int, p: PartitionRegistration, options: _Options) -> tuple[Any, int]:
+    mv = options.mv
+    fields: dict[str, Any] = dict(
+        partition_id=partition_id, topic_id=topic_id, replicas=list(p.replicas), isr=list(p.isr),
+        removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas), leader=p.leader,
+        leader_recovery_state=p.leader_recovery_state, leader_epoch=p.leader_epoch, partition_epoch=p.partition_epoch)
+    if mv.is_elr_supported:
+        # tagged fields: set only when there is something in them, as Kafka does
+        if p.elr:
+            fields["eligible_leader_replicas"] = list(p.elr)
+        if p.last_known_elr:
+            fields["last_known_elr"] = list(p.last_known_elr)
+    elif p.elr or p.last_known_elr:
+        options.handle_loss("the eligible leader replicas of one or more partitions", kafka_words=False)
+    if mv.is_directory_assignment_supported:
+        fields["directories"] = list(p.directories)
+    elif any(d != DIRECTORY_MIGRATING for d in p.directories):
+        options.handle_loss("the directory assignment state of one or more replicas")
+    return _record("PartitionRecord", **fields), options.version("PartitionRecord")
+
+
+# --------------------------------------------------------------------------- configs, quotas
+
+
+def _configs(image: MetadataImage, options: _Options) -> Written:
+    # ConfigResource hashes by an enum's identity hash, so Kafka's order of resources varies from
+    # run to run; kwire keeps the order in which they first appeared
+    out: Written = []
+    for (resource_type, resource_name), data in image.configs.resources.items():
+        for name in order.sized_copy_order(data, order.string_hash):
+            out.append((_record("ConfigRecord", resource_type=resource_type, resource_name=resource_name,
+                                name=name, value=data[name]), 0))
+    return out
+
+
+def _entity_hash(key: frozenset) -> int:
+    """``ClientQuotaEntity.hashCode()``: Objects.hash(entries), a map's hash being the sum of its entries'."""
+    total = sum(order.string_hash(t) ^ (0 if n is None else order.string_hash(n)) for t, n in key)
+    return 31 + total
+
+
+def _client_quotas(image: MetadataImage, options: _Options) -> Written:
+    from kwire.generated.client_quota_record import EntityData
+
+    out: Written = []
+    entities = image.client_quotas.entities
+    for key in order.sized_copy_order(entities, _entity_hash):
+        quota = entities[key]
+        parts = dict(quota.entity)
+        entity = [EntityData(entity_type=t, entity_name=parts[t])
+                  for t in order.fresh_hash_map_order(parts, order.string_hash)]
+        for name in order.sized_copy_order(quota.quotas, order.string_hash):
+            out.append((_record("ClientQuotaRecord", entity=entity, key=name, value=quota.quotas[name],
+                                remove=False), 0))
+    return out
+
+
+def _producer_ids(image: MetadataImage, options: _Options) -> Written:
+    if image.next_producer_id < 0:
+        return []
+    return [(_record("ProducerIdsRecord", broker_id=-1, broker_epoch=-1, next_producer_id=image.next_producer_id), 0)]
+
+
+# ---------------------------------------------------------------------- ACLs, SCRAM, tokens
+
+
+def _acls(image: MetadataImage, options: _Options) -> Written:
+    # Kafka writes ACLs at every level: before FeatureLevelRecord it cannot tell 3.2-IV0 (which
+    # introduced them) from 3.0-IV1, so it pretends they were always there
+    out: Written = []
+    for acl_id in order.fresh_hash_map_order(image.acls, order.uuid_hash):
+        a = image.acls[acl_id]
+        out.append((_record("AccessControlEntryRecord", id=acl_id, resource_type=a.resource_type,
+                            resource_name=a.resource_name, pattern_type=a.pattern_type, principal=a.principal,
+                            host=a.host, operation=a.operation, permission_type=a.permission_type), 0))
+    return out
+
+
+def _scram(image: MetadataImage, options: _Options) -> Written:
+    # mechanisms are keyed by an enum (identity hash, no stable order): kwire writes them by type
+    out: Written = []
+    if options.mv.is_scram_supported:
+        for mechanism in sorted(image.scram):
+            users = image.scram[mechanism]
+            for user in order.copied_hash_map_order(users, order.string_hash):
+                c = users[user]
+                out.append((_record("UserScramCredentialRecord", name=user, mechanism=mechanism, salt=c.salt,
+                                    stored_key=c.stored_key, server_key=c.server_key, iterations=c.iterations), 0))
+    elif any(image.scram.values()):
+        parts = [f"{SCRAM_MECHANISMS[m]}:{', '.join(order.copied_hash_map_order(image.scram[m], order.string_hash))}"
+                 for m in sorted(image.scram) if image.scram[m]]
+        options.handle_loss("ScramImage({" + "".join(p + "},{" for p in parts) + "})")
+    return out
+
+
+def _delegation_tokens(image: MetadataImage, options: _Options) -> Written:
+    tokens = image.delegation_tokens
+    token_ids = order.fresh_hash_map_order(tokens, order.string_hash)
+    if not options.mv.is_delegation_token_supported:
+        if tokens:
+            options.handle_loss("DelegationTokenImage(" + ", ".join(token_ids) + ")")
+        return []
+    return [(_record("DelegationTokenRecord", owner=t.owner, requester=t.requester, renewers=list(t.renewers),
+                     issue_timestamp=t.issue_timestamp, max_timestamp=t.max_timestamp,
+                     expiration_timestamp=t.expiration_timestamp, token_id=t.token_id), 0)
+            for t in (tokens[i] for i in token_ids)]

@@ -1,0 +1,120 @@
+"""``kwire features``: describe and judge feature changes offline against the real metadata logs.
+
+The two test logs come from single combined nodes of Kafka 3.6.1 (metadata.version 3.6-IV2, its
+broker registered metadata.version 1-14) and 3.9.0 (3.9-IV0; broker and controller registered
+metadata.version 1-21 and kraft.version 0-1), so their controller judges with those ranges.
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kwire.cli.main import main
+from kwire.features.bootstrap import format_bootstrap, write_bootstrap
+from tests.paths import KRAFT_361, KRAFT_390
+
+PREFIX = "The update failed for all features since the following feature had an error: "
+
+
+def run(capsys, *argv):
+    code = main(["features", *map(str, argv)])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_describe_the_3_9_log(capsys):
+    code, out, _ = run(capsys, "describe", KRAFT_390)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[:2] == [
+        "Feature: kraft.version\tSupportedMinVersion: 0\tSupportedMaxVersion: 1\tFinalizedVersionLevel: 0\tEpoch: 9800",
+        "Feature: metadata.version\tSupportedMinVersion: 3.0-IV1\tSupportedMaxVersion: 3.9-IV0\t"
+        "FinalizedVersionLevel: 3.9-IV0\tEpoch: 9800"]
+    assert "Controller 1 supports: kraft.version 0-1, metadata.version 1-21 (3.0-IV1 to 3.9-IV0)" in lines
+
+
+def test_describe_json_of_the_3_6_log(capsys):
+    code, out, _ = run(capsys, "describe", KRAFT_361 / "__cluster_metadata-0", "--json")
+    assert code == 0
+    described = json.loads(out)
+    assert described["metadataVersion"] == {"level": 14, "name": "3.6-IV2"}
+    assert described["finalized"] == {"metadata.version": 14} and described["epoch"] == 18565
+    assert described["brokers"] == {"1": {"metadata.version": [1, 14]}} and described["controllers"] == {}
+    assert described["activeControllerSupportsFrom"] == "its registration"
+
+
+def test_a_downgrade_across_a_metadata_change_is_refused(capsys):
+    code, out, _ = run(capsys, "downgrade", KRAFT_390, "--metadata", "3.6")
+    assert code == 1
+    assert out.splitlines() == [
+        "Can not downgrade metadata.version to 14 (3.6-IV2). " + PREFIX + "Unsupported metadata.version downgrade "
+        "from 21 to 14. Refusing to perform the requested downgrade because it might delete metadata information.",
+        "1 out of 1 operation(s) failed."]
+    code, out, _ = run(capsys, "downgrade", KRAFT_390, "--metadata", "3.6", "--unsafe")
+    assert code == 1 and "Unsafe metadata downgrade is not supported in this version." in out
+
+
+def test_a_safe_downgrade_and_its_record(capsys):
+    code, out, _ = run(capsys, "downgrade", KRAFT_390, "--metadata", "3.8", "--json")
+    assert code == 0
+    verdict = json.loads(out)
+    assert verdict["accepted"] and verdict["response"] == {"throttleTimeMs": 0, "errorCode": 0, "errorMessage": None}
+    assert verdict["request"]["body"]["featureUpdates"] == [
+        {"feature": "metadata.version", "maxVersionLevel": 20, "upgradeType": 2}]
+    assert verdict["records"] == [{"name": "FeatureLevelRecord", "version": 0,
+                                   "value": {"name": "metadata.version", "featureLevel": 20}}]
+
+
+def test_dry_run_sends_validate_only(capsys):
+    code, out, _ = run(capsys, "downgrade", KRAFT_390, "--metadata", "3.8", "--dry-run")
+    assert code == 0
+    assert out.splitlines() == ["metadata.version can be downgraded to 20 (3.8-IV0).",
+                                "ValidateOnly: the controller would append nothing."]
+
+
+def test_upgrade_beyond_what_the_nodes_run(capsys):
+    code, out, _ = run(capsys, "upgrade", KRAFT_390, "--release-version", "4.0")
+    assert code == 1
+    # kafka-features sends metadata.version with every default feature; the HashMap puts group.version first
+    assert out.splitlines()[-1] == "4 out of 4 operation(s) failed."
+    assert out.splitlines()[0] == ("Can not upgrade group.version to 1. " + PREFIX + "Invalid update version 1 for "
+                                   "feature group.version. Local controller 1 does not support this feature.")
+
+
+def test_v0_request_with_allow_downgrade(capsys):
+    code, out, _ = run(capsys, "downgrade", KRAFT_390, "--metadata", "3.8", "--request-version", "0", "--json")
+    assert code == 1
+    verdict = json.loads(out)
+    assert verdict["request"]["body"]["featureUpdates"][0]["allowDowngrade"] is True
+    assert verdict["response"]["errorMessage"].endswith(
+        "Can't downgrade the version of this feature without setting the upgrade type to either safe or unsafe "
+        "downgrade.")
+
+
+def test_disable_and_upgrade_against_a_kafka_4_bootstrap(tmp_path, capsys):
+    _, snapshot = format_bootstrap("4.2", timestamp=0)
+    path = write_bootstrap(tmp_path, snapshot)
+    code, out, _ = run(capsys, "disable", path, "--feature", "share.version")
+    assert code == 0
+    assert out.splitlines() == ["share.version can be disabled.", "The controller would append:",
+                                '  FeatureLevelRecord v0 {"name":"share.version","featureLevel":0}']
+    code, out, _ = run(capsys, "upgrade", path, "--feature", "group.version=2")
+    assert code == 1
+    assert "Local controller 0 only supports versions 0-1" in out
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["upgrade", KRAFT_390], "You must specify at least one feature to upgrade"),
+    (["upgrade", KRAFT_390, "--release-version", "4.0", "--metadata", "4.0"],
+     "Can not specify `release-version` with other feature flags."),
+    (["upgrade", KRAFT_390, "--feature", "group.version=1", "--feature", "group.version=1"],
+     "Feature group.version was specified more than once."),
+    (["upgrade", KRAFT_390, "--metadata", "9.9"], "unknown metadata.version '9.9'"),
+    (["describe"], "give either PATH or --bootstrap-server"),
+    (["describe", KRAFT_390 / "nowhere"], "no such file or directory"),
+    (["downgrade", KRAFT_390, "--metadata", "3.8", "--dry-run", "--request-version", "0"], "ValidateOnly came"),
+])
+def test_bad_usage(capsys, argv, message):
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and message in err

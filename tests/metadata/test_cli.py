@@ -1,0 +1,76 @@
+"""``kwire metadata image`` and ``kwire metadata snapshot``: outputs, refusals, exit codes."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+from kwire.cli.main import main as kwire_main
+from kwire.logs.metadata_log import read_snapshot
+from kwire.metadata.loader import load_image
+from tests.paths import KRAFT_361, KRAFT_390
+
+SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
+
+
+def test_image_text_and_json(capsys):
+    assert kwire_main(["metadata", "image", str(KRAFT_361), "--until", "7111"]) == 0
+    out = capsys.readouterr().out
+    assert "snapshot 00000000000000007111-0000000001.checkpoint then the log" in out
+    assert "metadata.version: 3.6-IV2 (level 14)" in out and "topics: 2 (51 partitions)" in out
+    assert kwire_main(["metadata", "image", str(KRAFT_390), "--json"]) == 0
+    body = json.loads(capsys.readouterr().out)
+    assert body["features"]["metadataVersion"] == {"level": 21, "name": "3.9-IV0"}
+    assert [c["id"] for c in body["controllers"]] == [1]
+    assert body["source"]["snapshot"] is None and body["provenance"]["lastOffset"] == 9800
+
+
+def test_image_of_a_bad_path_is_exit_2(tmp_path, capsys):
+    assert kwire_main(["metadata", "image", str(tmp_path / "nope")]) == 2
+    assert "kwire metadata image:" in capsys.readouterr().err
+
+
+def test_snapshot_at_the_images_level_is_kafkas_own(tmp_path, capsys):
+    out = tmp_path / "snap.checkpoint"
+    assert kwire_main(["metadata", "snapshot", str(KRAFT_361), "--until", "7111", "--from-log", "--out", str(out)]) == 0
+    ours, kafka = read_snapshot(out), read_snapshot(SNAPSHOT_361)
+    assert Counter(r.encode_value() for r in ours.records) == Counter(r.encode_value() for r in kafka.records)
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_a_lossy_snapshot_is_refused_without_unsafe(tmp_path, capsys):
+    out = tmp_path / "snap.checkpoint"
+    assert kwire_main(["metadata", "snapshot", str(KRAFT_390), "--metadata-version", "3.6", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert ("would lose: Metadata has been lost because the following could not be represented in "
+            "metadata.version 3.6-IV2: controller registration data") in err
+    assert "refused" in err and not out.exists()
+
+
+def test_unsafe_writes_what_can_be_kept_into_a_directory(tmp_path, capsys):
+    assert kwire_main(["metadata", "snapshot", str(KRAFT_390), "--metadata-version", "3.6-IV2", "--unsafe",
+                       "--out", str(tmp_path) + "/", "--json"]) == 0
+    outcome = json.loads(capsys.readouterr().out)
+    path = tmp_path / "00000000000000009801-0000000013.checkpoint"
+    assert outcome["written"] == str(path) and outcome["safeDowngradeRefused"] is True
+    assert [loss["loss"] for loss in outcome["losses"]] == [
+        "the online log directories of one or more brokers", "controller registration data",
+        "the directory assignment state of one or more replicas"]
+    image = load_image(path).image
+    assert image.features.metadata_version == 14 and not image.cluster.controllers
+    assert kwire_main(["dump", str(path)]) == 0
+
+
+def test_dry_run_writes_nothing(tmp_path, capsys):
+    assert kwire_main(["metadata", "snapshot", str(KRAFT_390), "--metadata-version", "3.8", "--dry-run"]) == 0
+    assert "would write 61 records at metadata.version 3.8-IV0" in capsys.readouterr().out
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_bad_levels_and_releases_are_exit_2(tmp_path, capsys):
+    args = ["metadata", "snapshot", str(KRAFT_390), "--dry-run"]
+    assert kwire_main([*args, "--metadata-version", "9.9-IV9"]) == 2
+    assert "kwire knows levels 1 (3.0-IV1) to" in capsys.readouterr().err
+    assert kwire_main([*args, "--release", "3.6"]) == 2
+    assert "Kafka 3.6 cannot write metadata.version 3.9-IV0" in capsys.readouterr().err
+    assert kwire_main(["metadata", "snapshot", str(KRAFT_390)]) == 2
+    assert "--out FILE is required" in capsys.readouterr().err

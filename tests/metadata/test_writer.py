@@ -1,0 +1,262 @@
+"""Writing the image as a snapshot at a metadata.version, as Kafka's image writer does.
+
+The reference is Kafka itself: the snapshot a Kafka 3.6.1 node wrote at offset 7111 (its records,
+byte for byte), and the loss messages of Kafka 3.9.0's image classes (``FeaturesImage``,
+``ClusterImage``, ``BrokerRegistration``, ``PartitionRegistration``, ``ScramImage``,
+``DelegationTokenImage``), copied here as the expected strings.
+"""
+from __future__ import annotations
+
+import uuid
+from collections import Counter
+
+import pytest
+
+from kwire.logs.metadata_log import read_snapshot
+from kwire.metadata.image import (
+    Acl,
+    BrokerRegistration,
+    ControllerRegistration,
+    DelegationToken,
+    Endpoint,
+    MetadataImage,
+    PartitionRegistration,
+    ScramCredential,
+    TopicImage,
+    VersionRange,
+)
+from kwire.metadata.loader import load_image
+from kwire.metadata.replay import MetadataReplayer
+from kwire.metadata.snapshot import build_image_snapshot
+from kwire.metadata.writer import UnwritableImageError, write_image
+from tests.paths import KRAFT_361, KRAFT_390
+
+SNAPSHOT_361 = KRAFT_361 / "__cluster_metadata-0" / "00000000000000007111-0000000001.checkpoint"
+TOPIC = uuid.UUID(int=0xABC)
+DIRECTORY = uuid.UUID(int=0xD1)
+
+
+def values(records) -> Counter:
+    return Counter(r.encode_value() for r in records)
+
+
+# ------------------------------------------------------------------------- Kafka's snapshot
+
+
+def test_the_361_log_written_at_its_level_is_kafkas_snapshot_byte_for_byte():
+    image = load_image(KRAFT_361, until=7111, use_snapshots=False).image
+    written = write_image(image)
+    assert (written.requested.name, written.release.name, written.losses) == ("3.6-IV2", "3.6", [])
+    kafka = read_snapshot(SNAPSHOT_361)
+    assert values(written.records) == values(kafka.records)  # the multiset: Done means 1
+    assert [r.encode_value() for r in written.records] == [r.encode_value() for r in kafka.records]  # and the order
+
+
+def test_the_written_snapshot_has_kafkas_name_header_and_layout():
+    image = load_image(KRAFT_361, until=7111, use_snapshots=False).image
+    snapshot = build_image_snapshot(image, write_image(image))
+    kafka = read_snapshot(SNAPSHOT_361)
+    assert snapshot.snapshot_id == kafka.snapshot_id
+    assert snapshot.header.last_contained_log_timestamp == kafka.header.last_contained_log_timestamp
+    assert [(b.base_offset, len(b.entries), b.is_control, b.partition_leader_epoch) for b in snapshot.batches] == \
+        [(b.base_offset, len(b.entries), b.is_control, b.partition_leader_epoch) for b in kafka.batches]
+
+
+@pytest.mark.parametrize("source, until", [(KRAFT_390, None), (KRAFT_390, 5000), (KRAFT_361, None)])
+def test_replay_write_replay_gives_the_same_image(tmp_path, source, until):
+    image = load_image(source, until=until).image
+    path = build_image_snapshot(image, write_image(image)).write(tmp_path)
+    again = load_image(path).image
+    assert again.same_metadata(image)
+    assert again.provenance == image.provenance
+
+
+def test_the_390_image_at_every_lower_level_reads_back_and_writes_the_same_bytes():
+    image = load_image(KRAFT_390).image
+    for level in range(1, 22):
+        written = write_image(image, level)
+        replayer = MetadataReplayer()
+        for r in written.records:
+            replayer.replay(r.message)
+        again = write_image(replayer.image, level)
+        assert again.losses == [] and [r.encode_value() for r in again.records] == \
+            [r.encode_value() for r in written.records], level
+
+
+# ---------------------------------------------------------------- record versions by level
+
+
+def test_record_versions_follow_the_level():
+    image = load_image(KRAFT_390).image
+    kinds = {level: {r.name: r.version for r in write_image(image, level).records} for level in (6, 7, 8, 17, 21)}
+    assert [kinds[level]["RegisterBrokerRecord"] for level in (6, 7, 8, 17)] == [0, 1, 2, 3]
+    assert [kinds[level]["PartitionRecord"] for level in (8, 17)] == [0, 1]
+    assert "ZkMigrationStateRecord" not in kinds[7] and "ZkMigrationStateRecord" in kinds[8]
+    assert "RegisterControllerRecord" in kinds[21] and "RegisterControllerRecord" not in kinds[8]
+
+
+def test_below_33_iv0_no_feature_level_record_is_written():
+    image = load_image(KRAFT_390).image
+    names = [r.name for r in write_image(image, 3).records]
+    assert "FeatureLevelRecord" not in names and names[0] == "RegisterBrokerRecord"
+
+
+def test_elr_is_written_from_40_iv1_only_when_present():
+    image = _image_with_partition(elr=(2,), last_known_elr=())
+    record = write_image(image, 23, release="4.0").records[2]
+    assert (record.version, record.message.eligible_leader_replicas, record.message.last_known_elr) == (2, [2], None)
+
+
+# ------------------------------------------------------------------------- the writing release
+
+
+def test_the_writing_release_decides_the_zk_migration_record():
+    image = load_image(KRAFT_361, until=7111).image  # 3.6-IV2
+    assert "ZkMigrationStateRecord" in [r.name for r in write_image(image, release="3.6").records]
+    assert "ZkMigrationStateRecord" not in [r.name for r in write_image(image, release="4.0").records]
+    assert "ZkMigrationStateRecord" not in [r.name for r in write_image(image, 7, release="3.3").records]
+
+
+def test_a_release_writes_only_the_levels_it_knows():
+    image = load_image(KRAFT_390).image  # 3.9-IV0
+    with pytest.raises(UnwritableImageError, match="Kafka 3.6 cannot write metadata.version 3.9-IV0: its newest is 3.6-IV2"):
+        write_image(image, release="3.6")
+    with pytest.raises(UnwritableImageError, match="Kafka 4.0 cannot write metadata.version 3.3-IV2: its oldest is 3.3-IV3"):
+        write_image(image, 6, release="4.0")
+
+
+# ------------------------------------------------------------------------------ loss rules
+
+
+def _broker(**changes) -> BrokerRegistration:
+    values = dict(id=1, epoch=5, incarnation_id=uuid.UUID(int=1),
+                  listeners={"PLAINTEXT": Endpoint("h", 9092, 0)},
+                  supported_features={"metadata.version": VersionRange(1, 21)}, rack=None, fenced=False,
+                  in_controlled_shutdown=False, is_migrating_zk_broker=False, directories=())
+    values.update(changes)
+    return BrokerRegistration(**values)
+
+
+def _image(level: int = 21, **parts) -> MetadataImage:
+    image = MetadataImage()
+    image.features.metadata_version = level
+    for name, value in parts.items():
+        setattr(image, name, value)
+    return image
+
+
+def _image_with_partition(**changes) -> MetadataImage:
+    fields = dict(replicas=(1,), directories=(uuid.UUID(int=0),), isr=(1,), removing_replicas=(),
+                  adding_replicas=(), elr=(), last_known_elr=(), leader=1, leader_recovery_state=0, leader_epoch=0,
+                  partition_epoch=0)
+    fields.update(changes)
+    image = _image(23)
+    image.topics.by_id[TOPIC] = TopicImage("t", TOPIC, {0: PartitionRegistration(**fields)})
+    return image
+
+
+def losses(image: MetadataImage, level: int, release: str | None = None) -> list[str]:
+    return [loss.what for loss in write_image(image, level, release=release).losses]
+
+
+def test_loss_feature_flags_below_33_iv0():
+    image = _image()
+    image.features.finalized = {"group.version": 1, "eligible.leader.replicas.version": 1}
+    assert losses(image, 3) == ["feature flag(s): eligible.leader.replicas.version, group.version"]
+    assert losses(image, 4) == []
+
+
+def test_loss_zk_migration_state_below_34_iv0():
+    image = _image()
+    image.features.zk_migration_state = 1
+    assert losses(image, 7) == ["the ZK Migration state which was MIGRATION"]
+    assert losses(image, 8) == []
+    (loss,) = write_image(image, 21, release="4.0").losses  # Kafka 4.x no longer knows the state
+    assert (loss.what, loss.kafka_words) == ("the ZK Migration state which was MIGRATION", False)
+
+
+def test_loss_in_controlled_shutdown_below_33_iv3():
+    image = _image()
+    image.cluster.brokers[1] = _broker(in_controlled_shutdown=True)
+    assert losses(image, 6) == ["the inControlledShutdown state of one or more brokers"]
+    assert losses(image, 7) == []
+
+
+def test_loss_migrating_zk_broker_below_34_iv0():
+    image = _image()
+    image.cluster.brokers[1] = _broker(is_migrating_zk_broker=True)
+    assert losses(image, 7) == ["the isMigratingZkBroker state of one or more brokers"]
+    assert losses(image, 8) == []
+
+
+def test_loss_broker_log_directories_below_37_iv2():
+    image = _image()
+    image.cluster.brokers[1] = _broker(directories=(DIRECTORY,))
+    assert losses(image, 16) == ["the online log directories of one or more brokers"]
+    assert losses(image, 17) == []
+
+
+def test_loss_controller_registrations_below_37_iv0():
+    image = _image()
+    image.cluster.controllers[3] = ControllerRegistration(3, uuid.UUID(int=3), False,
+                                                          {"CONTROLLER": Endpoint("c", 9093, 0)}, {})
+    assert losses(image, 14) == ["controller registration data"]
+    assert losses(image, 15) == []
+
+
+def test_loss_partition_directories_below_37_iv2():
+    image = _image_with_partition(directories=(DIRECTORY,))
+    assert losses(image, 16) == ["the directory assignment state of one or more replicas"]
+    assert losses(_image_with_partition(), 16) == []  # MIGRATING directories are no loss
+
+
+def test_loss_elr_below_40_iv1_is_reported_though_kafka_is_silent():
+    image = _image_with_partition(last_known_elr=(1,))
+    (loss,) = write_image(image, 22, release="4.0").losses
+    assert (loss.what, loss.kafka_words) == ("the eligible leader replicas of one or more partitions", False)
+
+
+def test_loss_scram_credentials_below_35_iv2():
+    image = _image()
+    credential = ScramCredential(b"s", b"k", b"v", 4096)
+    image.scram = {1: {"alice": credential}, 2: {"bob": credential}}
+    assert losses(image, 10) == ["ScramImage({SCRAM_SHA_256:alice},{SCRAM_SHA_512:bob},{})"]
+    assert losses(image, 11) == []
+
+
+def test_loss_delegation_tokens_below_36_iv2():
+    image = _image()
+    image.delegation_tokens = {"tok": DelegationToken("tok", "User:a", "User:a", (), 1, 3, 2)}
+    assert losses(image, 13) == ["DelegationTokenImage(tok)"]
+    assert losses(image, 14) == []
+
+
+def test_acls_are_written_at_every_level():
+    image = _image()
+    image.acls = {uuid.UUID(int=4): Acl(2, "t", 3, "User:a", "*", 3, 3)}
+    assert [r.name for r in write_image(image, 1).records] == ["AccessControlEntryRecord"]
+
+
+def test_the_loss_sentence_is_kafkas():
+    image = _image()
+    image.cluster.controllers[3] = ControllerRegistration(3, uuid.UUID(int=3), False, {}, {})
+    written = write_image(image, "3.6-IV2")
+    assert written.loss_sentences() == ["Metadata has been lost because the following could not be represented "
+                                        "in metadata.version 3.6-IV2: controller registration data"]
+
+
+def test_kraft_version_and_voters_go_into_the_snapshot_header(tmp_path):
+    from kwire.generated import MESSAGES
+    from kwire.generated.voters_record import Endpoint as VoterEndpoint, KRaftVersionFeature, Voter
+    from kwire.logs.metadata_log import MetadataRecord, SnapshotId, build_snapshot
+
+    voters = MESSAGES["VotersRecord"](version=0, voters=[Voter(
+        voter_id=3, voter_directory_id=uuid.UUID(int=5), endpoints=[VoterEndpoint(name="CONTROLLER", host="c3", port=9093)],
+        kraft_version_feature=KRaftVersionFeature(min_supported_version=0, max_supported_version=1))])
+    level = MetadataRecord(MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=21), 0)
+    source = build_snapshot([level], timestamp=5, snapshot_id=SnapshotId(10, 2), kraft_version=1, voters=voters,
+                            last_contained_log_timestamp=4).write(tmp_path)
+    image = load_image(source).image
+    written = build_image_snapshot(image, write_image(image))
+    assert written.kraft_version.kraft_version == 1 and written.voters == voters
+    assert written.snapshot_id == SnapshotId(10, 2) and written.header.last_contained_log_timestamp == 4
