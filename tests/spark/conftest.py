@@ -35,7 +35,10 @@ def cluster_driver(cluster, s3, tmp_path_factory):
     conf.mkdir()
     events = root / "events"
     events.mkdir()
+    # Two attempts per task, not four: one lost executor is survived, and a task over damaged
+    # input fails twice instead of four times before its job does.
     (conf / "spark-defaults.conf").write_text(
+        "spark.task.maxFailures 2\n"
         "spark.eventLog.enabled true\n"
         "spark.eventLog.compress false\n"
         f"spark.eventLog.dir {events.as_uri()}\n"
