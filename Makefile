@@ -39,10 +39,11 @@ run: $(RUN_STAMP)
 	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"
 	@echo "  reports/sample-decoded/   the same directory decoded on Spark (local[*]), one JSON row per record"
 
-# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores.
+# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores. Tests
+# marked xdist_group("spark-cluster") share one worker, so only one Spark cluster is started.
 # The compiled record decoder is built first (cached: seconds once, then nothing), so it is tested.
 test: $(TEST_STAMP) native
-	$(BIN)/python -m pytest -q -n 2
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
 
 # The record column decoder compiled by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten
 # seconds, cached in build/record-decoder). Without mypyc or a C compiler kwire runs the same

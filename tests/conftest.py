@@ -1,5 +1,6 @@
 """Shared fixtures: codecs generated from kafka-python's shipped definitions, one Spark session,
-the compiled builds. Where test data lives is ``tests/paths.py``'s business."""
+the compiled builds, an S3 server with Kafka data in it (started on first use, once per test
+process). Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
@@ -14,6 +15,12 @@ from tests.paths import DATA, REPO
 
 # The hostile-input fuzzer mutates real frames, batches and logs: the suite's own test data.
 os.environ[CORPUS_VARIABLE] = str(DATA)
+# Credentials for the test S3 server are dummies, set before any JVM or Python worker starts, so
+# that every process the tests start (Spark executors included) finds them in its environment, as
+# executors on a real cluster find theirs; and no AWS client here asks a cloud's instance metadata
+# service for any.
+os.environ.update(AWS_ACCESS_KEY_ID="kwire-tests", AWS_SECRET_ACCESS_KEY="kwire-tests-secret",
+                  AWS_DEFAULT_REGION="us-east-1", AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
 
 
 RECORD_DECODER_CACHE = REPO / "build" / "record-decoder"
@@ -96,3 +103,26 @@ def compiled_record_decoder():
     if module is None:
         raise AssertionError(f"the compiled record decoder was built but is not used: {why_not}")
     return module
+
+
+@pytest.fixture(scope="session")
+def kafka_dirs(tmp_path_factory) -> dict[str, Path]:
+    """Kafka data directories for the remote tests (tests/spark/remote_data.py)."""
+    from tests.spark.remote_data import make_kafka_dirs
+
+    return make_kafka_dirs(tmp_path_factory.mktemp("kafka-dirs"))
+
+
+@pytest.fixture(scope="session")
+def s3(kafka_dirs):
+    """moto's S3 server on loopback (tests/spark/s3server.py) with ``kraft`` and ``many`` uploaded to
+    ``s3://kafka-tier/<name>``; this process's AWS_ENDPOINT_URL points at it while it runs."""
+    from tests.spark.remote_data import BUCKET
+    from tests.spark.s3server import S3Server
+
+    with S3Server() as server, pytest.MonkeyPatch.context() as patch:
+        for key, value in server.env.items():
+            patch.setenv(key, value)
+        for name in ("kraft", "many"):
+            server.upload(kafka_dirs[name], BUCKET, name)
+        yield server

@@ -9,7 +9,6 @@ naming the file and the byte offset in it.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -26,6 +25,7 @@ from kwire.spark import schemas
 from kwire.spark.decoders import DecodedRecord, data_record_decoder, decode_control
 from kwire.spark.record_arrays import record_arrays
 from kwire.spark.splits import Piece
+from kwire.spark.storage import read_range
 from kwire.spark.typed import TypedRecord, typed_record
 
 DEFAULT_BATCH_ROWS = 32768
@@ -246,19 +246,7 @@ def _at(err: DecodeError) -> str:
 
 
 def _read_bytes(piece: Piece) -> bytes:
-    fd = os.open(piece.file.path, os.O_RDONLY)
-    try:
-        chunks = []
-        pos, end = piece.start, piece.end
-        while pos < end:
-            chunk = os.pread(fd, min(end - pos, 1 << 30), pos)
-            if not chunk:
-                break  # the file shrank: read what is there, the reader stops at the cut
-            chunks.append(chunk)
-            pos += len(chunk)
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return read_range(piece.file, piece.start, piece.end)  # a local file, or a ranged GET (storage.py)
 
 
 def _located(err: DecodeError, piece: Piece) -> DecodeError:
