@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench compile docs clean
+.PHONY: run test bench compile native docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,9 +39,17 @@ run: $(RUN_STAMP)
 	@echo "  reports/sample-dump.txt   kwire dump of it: $$(grep -c "^End of " reports/sample-dump.txt) files, $$(grep -o "^End of .*, [0-9]* records" reports/sample-dump.txt | grep -o "[0-9]* records$$" | awk "{s+=\$$1} END {print s}") records"
 	@echo "  reports/sample-decoded/   the same directory decoded on Spark (local[*]), one JSON row per record"
 
-# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores.
-test: $(TEST_STAMP)
-	$(BIN)/python -m pytest -q -n 2
+# Two workers (pytest-xdist): the suite is mostly CPU-bound and this machine has two cores. Tests
+# marked xdist_group("spark-cluster") share one worker, so only one Spark cluster is started.
+# The compiled record decoder is built first (cached: seconds once, then nothing), so it is tested.
+test: $(TEST_STAMP) native
+	$(BIN)/python -m pytest -q -n 2 --dist loadgroup
+
+# The record column decoder compiled by mypyc (kwire/records/_column_decoder_mypyc*.so; about ten
+# seconds, cached in build/record-decoder). Without mypyc or a C compiler kwire runs the same
+# decoder as plain Python. `python -m kwire.generator.native_records --remove` takes it out.
+native: $(TEST_STAMP)
+	$(BIN)/python -m kwire.generator.native_records --cache build/record-decoder
 
 # The API reference, from the docstrings (pdoc): build/docs/index.html
 docs: $(TEST_STAMP)
@@ -53,10 +61,11 @@ compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/kwire generate --defs message_defs --out generated --compile
 
-bench: $(TEST_STAMP)
+bench: $(TEST_STAMP) native
 	$(BIN)/pip install --quiet -e '.[bench]'
 	$(BIN)/python benchmarks/bench_codec.py --chart benchmarks/codec.png --json benchmarks/codec.json
+	$(BIN)/python benchmarks/bench_records.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info
-	rm -f generated/*.so
+	rm -f generated/*.so kwire/records/*.so

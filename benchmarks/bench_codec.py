@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from kwire import wire  # noqa: E402
+from kwire.wire import primitives as wire  # noqa: E402
 
 MESSAGE_DEFS = REPO / "message_defs"
 IMPLEMENTATIONS = ("kwire", "kwire (mypyc)", "kio", "kafka-python", "construct")

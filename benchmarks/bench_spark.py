@@ -1,6 +1,8 @@
-"""Bulk decode speed of Kafka log segments: one process, Spark ``local[1]`` and ``local[2]``.
+"""Bulk decode speed of Kafka log segments: one process, Spark ``local[1]``, ``local[2]`` and a
+standalone cluster of two one-core workers.
 
-Run: ``python benchmarks/bench_spark.py [--sizes 0.1,0.25,0.5,1] [--segment-mb 50] [--keep DIR]``
+Run: ``python benchmarks/bench_spark.py [--sizes 0.1,0.25,0.5,1] [--segment-mb 50] [--keep DIR]
+[--rounds 3] [--no-cluster]``
 
 Writes a log directory of segments (several ``topic-N`` partitions, producer-sized batches of
 ~100 records, codecs none/lz4/zstd in turn) into a temporary directory, deleted at the end, and
@@ -11,10 +13,21 @@ decoded each time:
   tasks done in a row in this process (Arrow batches out, no JVM);
 - **Spark local[1]** and **local[2]**: ``spark.read.format("kwire").load(dir)`` written to
   Spark's ``noop`` sink, so every row crosses into the JVM and nothing is written. Each session
-  first runs one untimed job (Python worker start-up).
+  first runs one untimed job (Python worker start-up);
+- **cluster**: the same on a Spark standalone cluster on this machine (a master and two workers
+  of one core each, from the Spark in the ``pyspark`` wheel; ``tests/spark/standalone.py``), the
+  packages shipped as a zip as on any cluster.
 
-Output: records/s per size and reader, time relative to the smallest input, and the
-local[2]/local[1] speed-up; ``--json`` also writes them as JSON.
+Each size is read ``--rounds`` times by every reader, the readers interleaved round by round (one
+Spark session is kept per reader, so Spark readers take turns by master: all rounds of local[1],
+then local[2], then the cluster; the single-process reader runs between them). For every run the
+CPU time of this process (the driver: planning, and all the work of the single-process reader), of
+the JVMs and of the Python workers it started (read from /proc before and after) is recorded: what
+each reader spends its cores on.
+
+Output: records/s per size and reader (median of the rounds, min-max), and for each Spark reader
+the CPU seconds per million records in the JVMs and in Python, and the cores kept busy;
+``--json`` also writes every run.
 """
 from __future__ import annotations
 
@@ -23,6 +36,7 @@ import json
 import os
 import random
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -103,25 +117,82 @@ def prefix_dir(root: Path, segments: list[Path], size: int, name: str) -> tuple[
     return target, total
 
 
+# --- CPU accounting ---------------------------------------------------------------------------------
+
+_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _descendants() -> dict[int, tuple[str, float]]:
+    """Every process below this one: pid -> (kind, CPU seconds so far); kind is ``jvm`` or ``python``."""
+    parents: dict[int, int] = {}
+    info: dict[int, tuple[str, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        name = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat[stat.rindex(")") + 2:].split()
+        parents[int(entry.name)] = int(fields[1])
+        cpu = (int(fields[11]) + int(fields[12])) / _TICKS  # utime + stime
+        info[int(entry.name)] = ("jvm" if name == "java" else "python", cpu)
+    me = os.getpid()
+    found = {}
+    for pid in info:
+        ancestor = parents.get(pid)
+        while ancestor not in (None, 0, 1, me):
+            ancestor = parents.get(ancestor)
+        if ancestor == me:
+            found[pid] = info[pid]
+    return found
+
+
+class CpuMeter:
+    """CPU seconds spent between ``start`` and ``stop``: this process, and the JVMs and Python
+    processes below it (processes that started and ended in between are not seen)."""
+
+    def start(self) -> None:
+        self.before = _descendants()
+        self.own = os.times()
+        self.wall = time.perf_counter()
+
+    def stop(self) -> dict[str, float]:
+        wall = time.perf_counter() - self.wall
+        own = os.times()
+        after = _descendants()
+        spent = {"jvm": 0.0, "python": 0.0}
+        for pid, (kind, cpu) in after.items():
+            spent[kind] += cpu - self.before.get(pid, (kind, 0.0))[1]
+        spent["driver"] = (own.user - self.own.user) + (own.system - self.own.system)
+        spent["wall"] = wall
+        return spent
+
+
 # --- readers --------------------------------------------------------------------------------------
 
 
-def single_process(path: Path) -> tuple[float, int]:
+def single_process(path: Path) -> tuple[dict[str, float], int]:
     from kwire.spark.local_reader import iter_batches
 
-    started = time.perf_counter()
+    meter = CpuMeter()
+    meter.start()
     rows = sum(batch.num_rows for batch in iter_batches(str(path)))
-    return time.perf_counter() - started, rows
+    return meter.stop(), rows
 
 
-def spark_run(spark, path: Path) -> float:
-    started = time.perf_counter()
+def spark_run(spark, path: Path) -> dict[str, float]:
+    meter = CpuMeter()
+    meter.start()
     frame = spark.read.format("kwire").option("minPartitions", spark.sparkContext.defaultParallelism).load(str(path))
     frame.write.format("noop").mode("overwrite").save()
-    return time.perf_counter() - started
+    return meter.stop()
 
 
 # --- report ---------------------------------------------------------------------------------------
+
+READERS = ["single process", "local[1]", "local[2]", "cluster"]
 
 
 def rate(rows: int, seconds: float) -> str:
@@ -129,20 +200,38 @@ def rate(rows: int, seconds: float) -> str:
     return f"{per_second / 1e6:.2f}M" if per_second >= 1e6 else f"{per_second / 1e3:.0f}k"
 
 
+def summary(result: dict, reader: str) -> dict[str, float]:
+    """Median wall time and CPU shares of one reader's runs on one input."""
+    runs = result["runs"][reader]
+    walls = [r["wall"] for r in runs]
+    median = statistics.median(walls)
+    middle = min(runs, key=lambda r: abs(r["wall"] - median))
+    millions = result["records"] / 1e6
+    return {"wall": median, "min": min(walls), "max": max(walls),
+            "jvm_per_m": middle["jvm"] / millions, "python_per_m": (middle["python"] + middle["driver"]) / millions,
+            "cores": (middle["jvm"] + middle["python"] + middle["driver"]) / middle["wall"]}
+
+
 def table(results: list[dict]) -> str:
-    readers = ["single process", "local[1]", "local[2]"]
-    smallest = results[0]
+    readers = [r for r in READERS if r in results[0]["runs"]]
     lines = [
-        "| input | records | " + " | ".join(f"{r} records/s" for r in readers)
-        + " | " + " | ".join(f"{r} time (x smallest)" for r in readers) + " | local[2] / local[1] |",
-        "|---:|---:|" + "---:|" * (2 * len(readers) + 1),
+        "| input | records | " + " | ".join(f"{r} records/s (min-max)" for r in readers) + " |",
+        "|---:|---:|" + "---:|" * len(readers),
     ]
     for result in results:
         cells = [f"{result['bytes'] / GB:.2f} GB", f"{result['records']:,}"]
-        cells += [f"{rate(result['records'], result['seconds'][r])} ({result['seconds'][r]:.1f} s)" for r in readers]
-        cells += [f"{result['seconds'][r] / smallest['seconds'][r]:.1f}x" for r in readers]
-        cells.append(f"{result['seconds']['local[1]'] / result['seconds']['local[2]']:.2f}x")
+        for reader in readers:
+            s = summary(result, reader)
+            cells.append(f"{rate(result['records'], s['wall'])} ({rate(result['records'], s['max'])}-"
+                         f"{rate(result['records'], s['min'])})")
         lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "| input | reader | wall s | JVM CPU s per M records | Python CPU s per M records | cores busy |",
+              "|---:|---|---:|---:|---:|---:|"]
+    for result in results:
+        for reader in readers:
+            s = summary(result, reader)
+            lines.append(f"| {result['bytes'] / GB:.2f} GB | {reader} | {s['wall']:.1f} | {s['jvm_per_m']:.2f} | "
+                         f"{s['python_per_m']:.2f} | {s['cores']:.2f} |")
     return "\n".join(lines)
 
 
@@ -150,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default="0.1,0.25,0.5,1", help="input sizes in GB (default 0.1,0.25,0.5,1)")
     parser.add_argument("--segment-mb", type=int, default=50, help="segment size in MB (default 50)")
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each reader per size (default 3)")
+    parser.add_argument("--no-cluster", action="store_true", help="leave the standalone cluster out")
     parser.add_argument("--keep", type=Path, help="write the input here and keep it (default: a temp dir)")
     parser.add_argument("--json", type=Path, help="write the results as JSON here")
     args = parser.parse_args(argv)
@@ -157,25 +248,39 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", category=FutureWarning)
 
     root = args.keep or Path(tempfile.mkdtemp(prefix="kwire-bench-spark-"))
+    cluster = None
     try:
         started = time.perf_counter()
         segments = write_segments(root / "segments", max(sizes), args.segment_mb * 1_000_000)
         print(f"wrote {len(segments)} segments in {time.perf_counter() - started:.0f} s under {root}", file=sys.stderr)
         inputs = [prefix_dir(root, segments, size, f"input-{i}") for i, size in enumerate(sizes)]
-        results: list[dict[str, Any]] = [{"bytes": total, "seconds": {}} for _, total in inputs]
-        for (path, total), result in zip(inputs, results):
-            result["seconds"]["single process"], result["records"] = single_process(path)
-            print(f"single process {total / GB:.2f} GB: {result['seconds']['single process']:.1f} s", file=sys.stderr)
+        results: list[dict[str, Any]] = [{"bytes": total, "runs": {r: [] for r in READERS}} for _, total in inputs]
         from kwire.spark.session import build_session
 
-        for master in ("local[1]", "local[2]"):
-            spark = build_session(master, app_name="kwire-bench")
-            spark_run(spark, inputs[0][0])  # untimed: starts the Python workers
-            for (path, total), result in zip(inputs, results):
-                result["seconds"][master] = spark_run(spark, path)
-                print(f"{master} {total / GB:.2f} GB: {result['seconds'][master]:.1f} s", file=sys.stderr)
+        masters = ["local[1]", "local[2]"]
+        if not args.no_cluster:
+            from tests.spark.standalone import StandaloneCluster
+
+            cluster = StandaloneCluster(root / "cluster").start()
+            masters.append(cluster.url)
+        else:
+            for result in results:
+                del result["runs"]["cluster"]
+        for master in masters:
+            reader = "cluster" if master.startswith("spark://") else master
+            spark = build_session(master, app_name="kwire-bench", config={"spark.executor.memory": "1g"})
+            spark_run(spark, inputs[0][0])  # untimed: starts the executors' Python workers
+            for round_ in range(args.rounds):
+                for (path, total), result in zip(inputs, results):
+                    result["runs"][reader].append(spark_run(spark, path))
+                    runs, result["records"] = single_process(path)
+                    result["runs"]["single process"].append(runs)
+                    print(f"round {round_ + 1}: {reader} {total / GB:.2f} GB: {result['runs'][reader][-1]['wall']:.1f} s, "
+                          f"single process {runs['wall']:.1f} s", file=sys.stderr)
             spark.stop()
     finally:
+        if cluster is not None:
+            cluster.stop()
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
     print(table(results))

@@ -1,5 +1,6 @@
 """Shared fixtures: codecs generated from kafka-python's shipped definitions, one Spark session,
-the compiled build. Where test data lives is ``tests/paths.py``'s business."""
+the compiled builds, an S3 server with Kafka data in it (started on first use, once per test
+process). Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
@@ -10,10 +11,35 @@ from pathlib import Path
 import pytest
 
 from kwire.fuzz.hostile.corpus import CORPUS_VARIABLE
-from tests.paths import DATA
+from tests.paths import DATA, REPO
 
 # The hostile-input fuzzer mutates real frames, batches and logs: the suite's own test data.
 os.environ[CORPUS_VARIABLE] = str(DATA)
+# Credentials for the test S3 server are dummies, set before any JVM or Python worker starts, so
+# that every process the tests start (Spark executors included) finds them in its environment, as
+# executors on a real cluster find theirs; and no AWS client here asks a cloud's instance metadata
+# service for any.
+os.environ.update(AWS_ACCESS_KEY_ID="kwire-tests", AWS_SECRET_ACCESS_KEY="kwire-tests-secret",
+                  AWS_DEFAULT_REGION="us-east-1", AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
+
+
+RECORD_DECODER_CACHE = REPO / "build" / "record-decoder"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Build the compiled record decoder before anything imports kwire.records.columns, so the
+    whole suite (Spark workers included) runs it; once per run, in the main process (xdist
+    workers start after this), cached under build/record-decoder. Without mypyc or a C compiler
+    the suite runs the plain-Python decoder, and the tests of the compiled one skip."""
+    if hasattr(config, "workerinput"):
+        return
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build
+
+    try:
+        build(RECORD_DECODER_CACHE, log=lambda _message: None)
+    except CompileUnavailable:
+        pass
 
 
 def kafka_python_definitions() -> Path:
@@ -60,3 +86,43 @@ def compiled_generated():
         return compiled_package()
     except CompileUnavailable as exc:  # no mypy or no C compiler: only the pure build exists here
         pytest.skip(f"no compiled build: {exc}")
+
+
+@pytest.fixture(scope="session")
+def compiled_record_decoder():
+    """kwire.records._column_decoder_mypyc, current (built by pytest_configure, or here)."""
+    from kwire.generator.native_build import CompileUnavailable
+    from kwire.generator.native_records import build
+    from kwire.records.columns import load_compiled
+
+    try:
+        build(RECORD_DECODER_CACHE, log=lambda _message: None)
+    except CompileUnavailable as exc:
+        pytest.skip(f"no compiled record decoder: {exc}")
+    module, why_not = load_compiled()
+    if module is None:
+        raise AssertionError(f"the compiled record decoder was built but is not used: {why_not}")
+    return module
+
+
+@pytest.fixture(scope="session")
+def kafka_dirs(tmp_path_factory) -> dict[str, Path]:
+    """Kafka data directories for the remote tests (tests/spark/remote_data.py)."""
+    from tests.spark.remote_data import make_kafka_dirs
+
+    return make_kafka_dirs(tmp_path_factory.mktemp("kafka-dirs"))
+
+
+@pytest.fixture(scope="session")
+def s3(kafka_dirs):
+    """moto's S3 server on loopback (tests/spark/s3server.py) with ``kraft`` and ``many`` uploaded to
+    ``s3://kafka-tier/<name>``; this process's AWS_ENDPOINT_URL points at it while it runs."""
+    from tests.spark.remote_data import BUCKET
+    from tests.spark.s3server import S3Server
+
+    with S3Server() as server, pytest.MonkeyPatch.context() as patch:
+        for key, value in server.env.items():
+            patch.setenv(key, value)
+        for name in ("kraft", "many"):
+            server.upload(kafka_dirs[name], BUCKET, name)
+        yield server

@@ -4,7 +4,9 @@ Blocks fenced as ``python`` run in this process (the Spark ones on the suite's s
 blocks fenced as ``sh`` run in bash with ``set -euo pipefail``; both in a fresh clone of the
 repository, so that relative paths such as ``tests/data/...`` and ``git:HEAD:...`` mean what they
 say. ``text`` blocks are output samples and synopses, not examples. Examples that talk to a broker
-find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback.
+find it in ``$KAFKA_BOOTSTRAP``: here librdkafka's mock cluster, on loopback. Examples that read
+``s3://`` get the AWS variables of the suite's S3 server (moto, on loopback, holding
+``s3://kafka-tier/kraft``).
 """
 from __future__ import annotations
 
@@ -55,6 +57,9 @@ def test_python_example(line, code, clone, monkeypatch, request):
         request.getfixturevalue("spark")  # the suite's one session: build_session() returns it
     if "KAFKA_BOOTSTRAP" in code:
         monkeypatch.setenv("KAFKA_BOOTSTRAP", request.getfixturevalue("broker"))
+    if "s3://" in code:
+        for key, value in request.getfixturevalue("s3").env.items():
+            monkeypatch.setenv(key, value)
     monkeypatch.chdir(clone)
     exec(compile(code, f"README.md:{line}", "exec"), {"__name__": "readme"})
 

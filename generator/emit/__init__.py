@@ -2,18 +2,16 @@
 from __future__ import annotations
 
 import sysconfig
-import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 
 import jinja2
 
 from kwire.wire import struct_base
-from kwire.wire.primitives import SMALL_ARRAY
 
-from ..model import Field, Message, snake_case
-from ..versions import Versions
-from .plan import MessagePlan, StructPlan, default_literal, non_default_check, python_type
+from ..model import Message, snake_case
+from .flavours import COMPILED, PURE
+from .views import ModuleView
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("kwire.generator", "templates"),
@@ -31,139 +29,10 @@ def module_name(message: Message) -> str:
     return snake_case(message.name)
 
 
-def _doc(text: str, fallback: str) -> str:
-    text = (text or fallback).replace('"""', "'''").replace("\\", "\\\\")
-    return "\n    ".join(textwrap.wrap(text, 92)) if text else fallback
-
-
-def _vrange(v: Versions) -> str:
-    return f"({v.lowest}, {v.highest})" if not v.empty else "(1, 0)"
-
-
-def _fresh_default(f: Field, uuid_names: dict[str, str]) -> str:
-    """An expression giving a new default value (arrays and structs are never shared)."""
-    if f.has_null_default:
-        return "None"
-    t = f.type
-    if t.is_array:
-        return "KeyedList()" if f.struct is not None and f.struct.map_key_fields else "[]"
-    if t.is_struct:
-        return f"{t.name}()"
-    return default_literal(f, uuid_names)
-
-
-def _lazy_factory(f: Field) -> str:
-    """What makes the field's default on first access ('' for defaults set eagerly).
-
-    Pure-Python readers leave absent and untransmitted tagged struct/array fields unset; the
-    base class's ``__getattr__`` calls this factory the first time such a field is read.
-    """
-    if f.has_null_default or not (f.type.is_array or f.type.is_struct):
-        return ""
-    if f.type.is_array:
-        return "KeyedList" if f.struct is not None and f.struct.map_key_fields else "list"
-    return f.type.name
-
-
-def _param(f: Field, uuid_names: dict[str, str]) -> tuple[str, str, str]:
-    """(type hint, default, init expression) of a constructor parameter."""
-    nullable = not f.nullable_versions.empty
-    hint = python_type(f, nullable, parameter=True)
-    t = f.type
-    if t.is_array or t.is_struct:
-        # None asks for the default, so that no mutable default is ever shared.
-        fresh = _fresh_default(f, uuid_names)
-        hint = hint if hint.endswith("| None") else f"{hint} | None"
-        if f.has_null_default:
-            init = f.attr_name
-        elif t.is_array and f.struct is not None and f.struct.map_key_fields:
-            init = f"KeyedList() if {f.attr_name} is None else {f.attr_name} if type({f.attr_name}) is KeyedList else KeyedList({f.attr_name})"
-        else:
-            init = f"{fresh} if {f.attr_name} is None else {f.attr_name}"
-        return hint, "None", init
-    return hint, default_literal(f, uuid_names), f.attr_name
-
-
-def _info_default(f: Field, uuid_names: dict[str, str]) -> str:
-    if f.has_null_default:
-        return "None"
-    if f.type.is_array or f.type.is_struct:
-        return "()"
-    return default_literal(f, uuid_names)
-
-
-def _fixed_suffix(fmt: str) -> str:
-    return fmt[1:].replace("?", "o")
-
-
 def render_message(message: Message, source: str | None = None, *, native: bool = False) -> str:
     """The module for one definition; ``native`` renders the flavour built by ``--compile``."""
-    plan = MessagePlan(message)
-    uuid_names: dict[str, str] = {}
-    structs: list[StructPlan] = plan.structs
-    fixed: dict[str, str] = {}
-    rows: dict[str, str] = {}
-    codes: dict[str, str] = {}
-    fields: list[Field] = []
-    for sp in structs:
-        fields.extend(sp.struct.fields)
-        for g in sp.groups:
-            for op in g.ops + g.tagged:
-                if op.kind == "fixed":
-                    fixed.setdefault(op.fmt, _fixed_suffix(op.fmt))
-                if op.kind == "array_fixed" and op.compact:
-                    codes.setdefault(op.fmt, _fixed_suffix(">" + op.fmt))
-                if op.kind == "array_struct" and op.target is not None and op.target.row_format:
-                    rows.setdefault(op.target.row_format, _fixed_suffix(op.target.row_format))
-
-    hints, param_hints, param_defaults, init_exprs, docs, valid = {}, {}, {}, {}, {}, {}
-    for sp in structs:
-        s = sp.struct
-        hints[s.name], param_hints[s.name], param_defaults[s.name], init_exprs[s.name] = {}, {}, {}, {}
-        for f in s.fields:
-            hints[s.name][f.name] = python_type(f, not f.nullable_versions.empty)
-            ph, pd, ie = _param(f, uuid_names)
-            param_hints[s.name][f.name], param_defaults[s.name][f.name], init_exprs[s.name][f.name] = ph, pd, ie
-        if s is message.struct:
-            key = f", apiKey {message.api_key}" if message.api_key is not None else ""
-            docs[s.name] = _doc("", f"Kafka's {message.name} ({message.type}{key}), versions "
-                                    f"{message.valid_versions}, flexible versions {message.flexible_versions}.")
-        else:
-            docs[s.name] = _doc(s.about, f"The {s.name} structure of {message.name}.")
-        present = [v for v, g in enumerate(sp.table) if g is not None]
-        valid[s.name] = (present[0], present[-1]) if present else (1, 0)
-
-    checks = {f: non_default_check(f, f"o.{f.attr_name}", uuid_names) for f in fields}
-    fresh_defaults = {f: _fresh_default(f, uuid_names) for f in fields}
-    lazy_factories = {f: _lazy_factory(f) for f in fields if _lazy_factory(f)}
-    info_defaults = {f: _info_default(f, uuid_names) for f in fields}
-    # the message struct's docstring comes from the definition's file-level description, if any
-    return _ENV.get_template("module.py.j2").render(
-        message=message,
-        source=source or Path(message.source).name,
-        about_message=f"{message.type.capitalize()} message, versions {message.valid_versions}, "
-                      f"flexible versions {message.flexible_versions}.",
-        structs=structs,
-        fixed_names=fixed,
-        row_names=rows,
-        has_records=any(f.type.name == "records" for f in fields),
-        code_names=codes,
-        small_array=SMALL_ARRAY,
-        uuid_names=uuid_names,
-        hints=hints,
-        param_hints=param_hints,
-        param_defaults=param_defaults,
-        init_exprs=init_exprs,
-        docs=docs,
-        valid=valid,
-        checks=checks,
-        fresh_defaults=fresh_defaults,
-        lazy_factories=lazy_factories,
-        info_defaults=info_defaults,
-        vrange=_vrange,
-        native=native,
-        rt="" if native else "_w.",  # where the hot readers come from: _base (compiled) or kwire.wire.primitives
-    )
+    view = ModuleView(message, COMPILED if native else PURE, source)
+    return _ENV.get_template("module.py.j2").render(module=view)
 
 
 def render_package_init(messages: Iterable[Message]) -> str:

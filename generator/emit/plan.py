@@ -1,88 +1,55 @@
-"""Plan the generated code: which versions share a layout, and the steps to read/write each.
+"""Plan the generated code: which versions share a layout, and the steps that read and write it.
 
-The templates only render; every decision (coalescing fixed-width fields into one ``struct``
-call, grouping versions with identical layouts, compact vs classic encodings, what counts as a
-default) is made here, from the model, once per (struct, layout).
+Every decision is made here, from the model, once per (struct, layout): which versions share
+generated functions, which fields coalesce into one fixed-width ``struct`` call, compact or
+classic encodings, which step (:mod:`.ops`) each field becomes, and which fast paths it takes
+(the ``inlines_*`` and ``rows_*`` rules below). The views and templates only render.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field as dc_field
 from functools import cached_property
 
 from ..model import Field, Message, Struct
 from ..types import STRUCT_CODES
+from .ops import (ArrayOp, BytesArray, BytesOp, FixedArray, FixedRun, Op, RecordsOp, StringOp, StructArray, StructOp,
+                  UuidArray, UuidOp)
 
 FIXED_TYPES = frozenset(["bool", "int8", "int16", "uint16", "int32", "uint32", "int64", "float64"])
-# Fixed-width types that compiled builds read with kwire.wire.struct_base's integer readers (float64
-# keeps struct: compiled arithmetic has no cheaper way to build a double).
-NATIVE_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
-                  "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
 
 
-@dataclass
-class Op:
-    """One step of a reader/writer/sizer: a field, or a run of fixed-width fields."""
+# --- fast paths --------------------------------------------------------------------------------
+# Where generated code inlines the usual case instead of calling the runtime. Each rule is the
+# one place its fast path is chosen; how a flavour reads it is the flavour's (see .flavours).
 
-    kind: str  # fixed | uuid | string | bytes | records | struct | array_fixed | array_var | array_struct
-    fields: list[Field]
-    compact: bool = False
-    nullable: bool = False
-    fmt: str = ""  # struct format for 'fixed' runs; element code for 'array_fixed'
-    width: int = 0  # bytes of a fixed run, or of one element of 'array_fixed'
-    elem: str = ""  # element kind of 'array_var': string | bytes | uuid
-    target: "Group | None" = None  # the nested struct's group for struct ops
-    tag: int | None = None
-
-    @property
-    def field(self) -> Field:
-        return self.fields[0]
-
-    @property
-    def attr(self) -> str:
-        return self.fields[0].attr_name
-
-    @property
-    def label(self) -> str:
-        """The field path element shown in decode errors."""
-        if self.kind == "fixed":
-            return ", ".join(f.attr_name for f in self.fields)
-        if self.kind in ("array_struct",):
-            return f"{self.attr}[]"
-        return self.attr
-
-    @property
-    def native_reads(self) -> list[tuple[str, str, int]] | None:
-        """(attribute, reader, offset) for each field of a 'fixed' run in a compiled build, or
-        None when the run has a type that keeps the struct call."""
-        if any(f.type.name not in NATIVE_READERS for f in self.fields):
-            return None
-        reads, offset = [], 0
-        for f in self.fields:
-            reads.append((f.attr_name, NATIVE_READERS[f.type.name], offset))
-            offset += f.type.fixed_width or 0
-        return reads
-
-    @property
-    def native_element_reader(self) -> str | None:
-        """The integer reader of one element of an 'array_fixed' in a compiled build, if any."""
-        e = self.field.type.element
-        return NATIVE_READERS.get(e.name) if e is not None else None
-
-    @property
-    def keyed(self) -> bool:
-        return self.kind == "array_struct" and bool(self.field.struct and self.field.struct.map_key_fields)
+def inlines_short_strings(type_name: str, compact: bool) -> bool:
+    """Compact strings: a one-byte length (under 128 bytes) is read and written inline."""
+    return type_name == "string" and compact
 
 
-@dataclass
-class Group:
+def inlines_short_arrays(compact: bool) -> bool:
+    """Compact arrays: a one-byte count (under SMALL_ARRAY elements, and for fixed-width
+    elements the elements too) is read and written inline."""
+    return compact
+
+
+def rows_read_at_once(layout: "Layout") -> bool:
+    """Arrays of this layout's struct read all elements at once: each element is one
+    fixed-width run (and, in flexible versions, the count byte of its tagged section)."""
+    return layout.row_run is not None
+
+
+# --- the plan ----------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class Layout:
     """Versions of one struct that share a layout, and so share generated functions."""
 
     struct: Struct
     versions: list[int]
     flexible: bool
     ops: list[Op] = dc_field(default_factory=list)
-    tagged: list[Op] = dc_field(default_factory=list)
+    tagged: list[Op] = dc_field(default_factory=list)  # in tag order, as on the wire
     absent: list[Field] = dc_field(default_factory=list)
 
     @cached_property
@@ -107,74 +74,92 @@ class Group:
     @property
     def version_text(self) -> str:
         v = self.versions
-        return str(v[0]) if len(v) == 1 else f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
+        if len(v) == 1:
+            return str(v[0])
+        return f"{v[0]}-{v[-1]}" if v == list(range(v[0], v[-1] + 1)) else ",".join(map(str, v))
 
     @property
-    def row_format(self) -> str | None:
-        """The struct format of one element when the whole layout is one fixed-width run.
+    def row_run(self) -> FixedRun | None:
+        """The one fixed-width run that is the whole layout (no other field, none tagged or
+        absent), or None."""
+        if self.absent or self.tagged or len(self.ops) != 1 or not isinstance(self.ops[0], FixedRun):
+            return None
+        return self.ops[0]
 
-        Arrays of such elements decode with one ``struct.iter_unpack`` over all elements. In
-        flexible versions the format ends with the element's tag-count byte, which must be 0
-        for every element (otherwise the generic path runs).
-        """
-        if self.absent or self.tagged or len(self.ops) > 1 or any(op.kind != "fixed" for op in self.ops):
-            return None
-        if not self.ops:
-            return None
-        return self.ops[0].fmt + ("B" if self.flexible else "")
+    @property
+    def row_format(self) -> str:
+        """The struct format of one element read as a row: the run, then (flexible) the
+        tagged-field count byte, which must be 0 for the row to be read this way."""
+        assert self.row_run is not None
+        return self.row_run.fmt + ("B" if self.flexible else "")
 
     @property
     def row_fields(self) -> list[Field]:
-        return self.ops[0].fields if self.ops else []
+        return self.row_run.fields if self.row_run is not None else []
 
     @property
     def row_width(self) -> int:
         return self.fixed_size + (1 if self.flexible else 0)
 
     @property
-    def checks_size(self) -> bool:
-        """Whether the reader's inline fast paths compare against the buffer size (kept in a local)."""
-        return any(op.kind == "array_struct" or op.compact and (op.kind == "string" or op.kind.startswith("array"))
-                   for op in self.ops + self.tagged)
+    def reads_buffer_size(self) -> bool:
+        """Whether the reader keeps ``len(buf)`` in a local for its steps' fast paths."""
+        return any(op.reads_buffer_size for op in self.ops + self.tagged)
+
+    @property
+    def arrays(self) -> list[ArrayOp]:
+        """The untagged arrays, which every read of the layout sets."""
+        return [op for op in self.ops if isinstance(op, ArrayOp)]
+
+    @property
+    def sized_ops(self) -> list[Op]:
+        """The untagged steps whose size depends on the value (fixed runs are in fixed_size)."""
+        return [op for op in self.ops if not isinstance(op, FixedRun)]
 
     @property
     def fixed_size(self) -> int:
-        """Bytes written by the fixed-width runs (constant part of the size)."""
-        return sum(op.width for op in self.ops if op.kind == "fixed")
+        """Bytes written by the untagged fixed-width runs (the constant part of the size)."""
+        return sum(op.width for op in self.ops if isinstance(op, FixedRun))
 
 
 @dataclass
 class StructPlan:
     struct: Struct
-    groups: list[Group]
-    table: list[Group | None]  # index = version
+    layouts: list[Layout]
+    table: list[Layout | None]  # index = version
 
 
 class MessagePlan:
-    """Everything the templates need for one definition."""
+    """The layouts and steps of every struct of one definition, and the module-level helpers
+    (precompiled ``struct`` objects) the steps use."""
 
     def __init__(self, message: Message) -> None:
         self.message = message
+        self.helpers: dict[str, str] = {}  # module-level name -> its Python expression
+        self._helper_names: dict[tuple, str] = {}
+        self._helper_owners: dict[str, str | None] = {}
         self._keys: dict[tuple[str, int], tuple] = {}
-        self._groups: dict[tuple[str, tuple], Group] = {}
-        self._by_struct: dict[str, dict[int, Group]] = {}
+        self._layouts: dict[tuple[str, tuple], Layout] = {}
+        self._by_struct: dict[str, dict[int, Layout]] = {}
         for v in message.versions():
             self._walk(message.struct, v)
+        self._name_row_readers()
         self.structs = self._struct_plans()
+        self._sort_helpers()
 
-    # --- layouts ---------------------------------------------------------------------------
+    # --- layouts -----------------------------------------------------------------------------
     def _layout_key(self, struct: Struct, v: int) -> tuple:
+        """What decides the code of ``struct`` at ``v``: two versions with one key share it."""
         key = (struct.name, v)
         if key not in self._keys:
-            m = self.message
-            parts = []
+            parts: list[tuple] = []
             for f in struct.fields:
                 if not f.present_in(v):
                     parts.append((f.name, "absent"))
                     continue
                 nested = self._layout_key(f.struct, v) if f.struct is not None else None
                 parts.append((f.name, f.tagged_in(v), f.nullable_in(v), self._compact(f, v), nested))
-            self._keys[key] = (m.flexible_at(v), tuple(parts))
+            self._keys[key] = (self.message.flexible_at(v), tuple(parts))
         return self._keys[key]
 
     def _compact(self, f: Field, v: int) -> bool:
@@ -182,130 +167,131 @@ class MessagePlan:
             return self.message.string_flexible_at(f, v)
         return self.message.flexible_at(v)
 
-    def _walk(self, struct: Struct, v: int) -> Group:
+    def _walk(self, struct: Struct, v: int) -> Layout:
         existing = self._by_struct.setdefault(struct.name, {})
         if v in existing:
             return existing[v]
         key = (struct.name, self._layout_key(struct, v))
-        group = self._groups.get(key)
-        if group is None:
-            group = Group(struct, [], self.message.flexible_at(v))
-            self._groups[key] = group
-            self._fill(group, v)
-        group.versions.append(v)
-        existing[v] = group
-        for f in struct.fields:  # nested structs at this version, also when the group already existed
+        layout = self._layouts.get(key)
+        if layout is None:
+            layout = Layout(struct, [], self.message.flexible_at(v))
+            self._layouts[key] = layout
+            self._fill(layout, v)
+        layout.versions.append(v)
+        existing[v] = layout
+        for f in struct.fields:  # nested structs at this version, also when the layout already existed
             if f.struct is not None and f.present_in(v):
                 self._walk(f.struct, v)
-        return group
+        return layout
 
-    def _fill(self, group: Group, v: int) -> None:
+    def _fill(self, layout: Layout, v: int) -> None:
         run: list[Field] = []
 
         def flush() -> None:
             if run:
-                fmt = ">" + "".join(STRUCT_CODES[f.type.name] for f in run)
-                width = sum(f.type.fixed_width or 0 for f in run)
-                group.ops.append(Op("fixed", list(run), fmt=fmt, width=width))
+                layout.ops.append(self._fixed_run(layout.struct, list(run)))
                 run.clear()
 
-        for f in group.struct.fields:
+        for f in layout.struct.fields:
             if not f.present_in(v):
-                group.absent.append(f)
+                layout.absent.append(f)
             elif f.tagged_in(v):
                 continue
             elif f.type.name in FIXED_TYPES:
                 run.append(f)
             else:
                 flush()
-                group.ops.append(self._op(f, v, compact=self._compact(f, v)))
+                layout.ops.append(self._op(layout.struct, f, v, compact=self._compact(f, v)))
         flush()
-        tagged = [f for f in group.struct.fields if f.tagged_in(v)]
-        for f in sorted(tagged, key=lambda f: f.tag):  # type: ignore[arg-type, return-value]
-            op = self._op(f, v, compact=True)
-            op.tag = f.tag
-            group.tagged.append(op)
+        for f in layout.struct.tagged_fields_at(v):
+            layout.tagged.append(self._op(layout.struct, f, v, compact=True, tag=f.tag))
 
-    def _op(self, f: Field, v: int, compact: bool) -> Op:
-        nullable = f.nullable_in(v)
-        t = f.type
+    # --- steps -------------------------------------------------------------------------------
+    def _op(self, struct: Struct, f: Field, v: int, compact: bool, tag: int | None = None) -> Op:
+        """The step that reads and writes ``f`` at ``v``."""
+        nullable, t = f.nullable_in(v), f.type
         if t.name in FIXED_TYPES:
-            return Op("fixed", [f], fmt=">" + STRUCT_CODES[t.name], width=t.fixed_width or 0)
-        if t.name in ("string", "bytes", "records", "uuid"):
-            return Op(t.name, [f], compact=compact, nullable=nullable)
+            return self._fixed_run(struct, [f], tag=tag)
+        if t.name == "uuid":
+            return UuidOp([f], tag=tag)
+        if t.name == "string":
+            return StringOp([f], compact=compact, nullable=nullable, tag=tag,
+                            short_inline=inlines_short_strings(t.name, compact))
+        if t.name == "bytes":
+            return BytesOp([f], compact=compact, nullable=nullable, tag=tag)
+        if t.name == "records":
+            return RecordsOp([f], compact=compact, nullable=nullable, tag=tag)
         if t.is_struct:
-            return Op("struct", [f], nullable=nullable, target=self._walk(f.struct, v))  # type: ignore[arg-type]
+            assert f.struct is not None
+            return StructOp([f], target=self._walk(f.struct, v), nullable=nullable, tag=tag)
         assert t.is_array and t.element is not None
-        e = t.element
+        e, short = t.element, inlines_short_arrays(compact)
         if e.name in FIXED_TYPES:
-            return Op("array_fixed", [f], compact=compact, nullable=nullable,
-                      fmt=STRUCT_CODES[e.name], width=e.fixed_width or 0)
-        if e.name in ("string", "bytes", "uuid", "records"):
-            return Op("array_var", [f], compact=compact, nullable=nullable, elem=e.name)
-        return Op("array_struct", [f], compact=compact, nullable=nullable, target=self._walk(f.struct, v))  # type: ignore[arg-type]
+            fixed = FixedArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                               code=STRUCT_CODES[e.name], width=e.fixed_width or 0, element=e.name)
+            if short:
+                # Tables of precompiled structs by element count: _unpack_int32s[3] reads three.
+                fixed.unpack = self._helper(("unpack array", e.name), f"_unpack_{e.name}s",
+                                            f'_w.UNPACK_ARRAY["{fixed.code}"]')
+                fixed.pack = self._helper(("pack array", e.name), f"_pack_{e.name}s",
+                                          f'_w.PACK_ARRAY["{fixed.code}"]')
+            return fixed
+        if e.name == "uuid":
+            return UuidArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag)
+        if e.name in ("string", "bytes", "records"):
+            return BytesArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag, element=e.name)
+        assert f.struct is not None
+        return StructArray([f], compact=compact, nullable=nullable, short_inline=short, tag=tag,
+                           target=self._walk(f.struct, v))
+
+    def _name_row_readers(self) -> None:
+        """Give each array of fixed-width elements its row reader (``_rows_Topic_v0_4``), once
+        every layout has all its versions (the name carries them)."""
+        for layout in self._layouts.values():
+            for op in layout.ops + layout.tagged:
+                if isinstance(op, StructArray) and rows_read_at_once(op.layout):
+                    target = op.layout
+                    op.rows = self._helper(("rows", id(target)), f"_rows_{target.struct.name}_{target.suffix}",
+                                           f'struct.Struct("{target.row_format}").iter_unpack', target.struct)
+
+    def _fixed_run(self, struct: Struct, fields: list[Field], tag: int | None = None) -> FixedRun:
+        fmt = ">" + "".join(STRUCT_CODES[f.type.name] for f in fields)
+        width = sum(f.type.fixed_width or 0 for f in fields)
+        attrs = [f.attr_name for f in fields]
+        # Named after the fields they read: _unpack_Topic_partition_index_leader_id, or
+        # _unpack_Topic_partition_index_to_leader_epoch for longer runs.
+        short = "_".join(attrs) if len(attrs) <= 2 else f"{attrs[0]}_to_{attrs[-1]}"
+        key = (struct.name, tuple(attrs))
+        unpack = self._helper(("unpack",) + key, f"_unpack_{struct.name}_{short}", f'struct.Struct("{fmt}").unpack_from',
+                              struct, f"_unpack_{struct.name}_{'_'.join(attrs)}")
+        pack = self._helper(("pack",) + key, f"_pack_{struct.name}_{short}", f'struct.Struct("{fmt}").pack',
+                            struct, f"_pack_{struct.name}_{'_'.join(attrs)}")
+        return FixedRun(fields, fmt=fmt, width=width, unpack=unpack, pack=pack, tag=tag)
+
+    def _helper(self, key: tuple, name: str, expression: str, owner: Struct | None = None,
+                longer_name: str = "") -> str:
+        """The module-level name of a helper (made once per key); ``longer_name`` is taken
+        when ``name`` already means something else. ``owner`` is the struct it reads."""
+        if key not in self._helper_names:
+            if name in self.helpers and longer_name:
+                name = longer_name
+            assert name not in self.helpers, name
+            self.helpers[name] = expression
+            self._helper_names[key] = name
+            self._helper_owners[name] = owner.name if owner is not None else None
+        return self._helper_names[key]
+
+    def _sort_helpers(self) -> None:
+        """Helpers in the order of the structs they read (as the classes), shared ones last."""
+        order = {sp.struct.name: i for i, sp in enumerate(self.structs)}
+        names = sorted(self.helpers, key=lambda name: order.get(self._helper_owners[name] or "", len(order)))
+        self.helpers = {name: self.helpers[name] for name in names}
 
     def _struct_plans(self) -> list[StructPlan]:
         plans = []
         top = self.message.valid_versions.highest + 1 if not self.message.valid_versions.empty else 0
         for struct in self.message.all_structs() + [self.message.struct]:
             by_version = self._by_struct.get(struct.name, {})
-            groups: list[Group] = []
-            for g in sorted({id(g): g for g in by_version.values()}.values(), key=lambda g: g.versions[0]):
-                groups.append(g)
-            table = [by_version.get(v) for v in range(top)]
-            plans.append(StructPlan(struct, groups, table))
+            layouts = sorted({id(g): g for g in by_version.values()}.values(), key=lambda g: g.versions[0])
+            plans.append(StructPlan(struct, layouts, [by_version.get(v) for v in range(top)]))
         return plans
-
-
-# --- python literals for defaults -------------------------------------------------------------
-
-def default_literal(f: Field, uuid_names: dict[str, str]) -> str:
-    """Python source of the field's default value (struct/array defaults are handled by callers)."""
-    value = f.default_value()
-    t = f.type
-    if value is None:
-        return "None"
-    if t.name == "uuid":
-        return uuid_names.setdefault(str(value), f"_UUID_{len(uuid_names)}")
-    if t.name == "float64":
-        if math.isnan(value) or math.isinf(value):
-            return f"float({str(value)!r})"
-        return repr(value)
-    return repr(value)
-
-
-def non_default_check(f: Field, expr: str, uuid_names: dict[str, str]) -> str:
-    """A Python condition that is true when ``expr`` differs from the field's default."""
-    t = f.type
-    if f.has_null_default:
-        return f"{expr} is not None"
-    if t.is_array:
-        return f"({expr} is None or len({expr}) != 0)"
-    if t.is_struct:
-        return f"{expr} != {t.name}()"
-    if t.name == "bool":
-        return expr if f.default_value() is False else f"not {expr}"
-    return f"{expr} != {default_literal(f, uuid_names)}"
-
-
-def python_type(f: Field, nullable: bool, *, parameter: bool = False) -> str:
-    """The annotation of a field's attribute: what decoding gives (mapKey arrays are KeyedLists).
-
-    As a constructor ``parameter`` any list will do: the constructor makes it a KeyedList.
-    """
-    t = f.type
-    if not t.is_array:
-        base = _py_scalar(t.name)
-    else:
-        keyed = f.struct is not None and f.struct.map_key_fields and not parameter
-        container = "KeyedList" if keyed else "list"
-        base = f"{container}[{_py_scalar(t.element.name)}]"  # type: ignore[union-attr]
-    return f"{base} | None" if nullable else base
-
-
-def _py_scalar(name: str) -> str:
-    return {
-        "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
-        "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "RecordsView | bytes",
-        "uuid": "UUID",
-    }.get(name, name)

@@ -12,10 +12,10 @@ from Kafka 3.9. Facts only: the code and its comments are kwire's.
 - :mod:`.releases`: which levels each Kafka release (3.3 to 4.2) reads and ships.
 - :mod:`.bootstrap`: ``bootstrap.checkpoint`` as ``kafka-storage format`` writes it.
 - :mod:`.update_features`: UpdateFeatures as the controller judges it, given a
-  :class:`ClusterFeatures` state; :mod:`.java_order` the hash-map orders that decide which
-  refusal it reports; :mod:`.describe` what ``kafka-features describe`` shows.
-- :mod:`.log_state`: TEMPORARY, the state read straight from a metadata log until kwire has
-  Kafka's metadata image.
+  :class:`ClusterFeatures` state (``kwire.metadata.cluster_features`` builds one from a replayed
+  image); :mod:`.describe` what ``kafka-features describe`` shows.
+- :mod:`.java_order`: the iteration orders of Java's and Kafka's hash maps, which decide which
+  refusal the controller reports and the order of a snapshot's records (``kwire.metadata``).
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from .feature_versions import (
     KRAFT_VERSION,
     SHARE_VERSION,
     STREAMS_VERSION,
+    TEST_FEATURES,
     TRANSACTION_VERSION,
     Feature,
     FeatureLevel,
@@ -58,7 +59,8 @@ __all__ = [
     "ELIGIBLE_LEADER_REPLICAS_VERSION", "FEATURES", "GATES", "GROUP_VERSION", "KAFKA_RELEASE", "KRAFT_VERSION",
     "LATEST", "LATEST_PRODUCTION", "METADATA_VERSION", "METADATA_VERSIONS", "MINIMUM_BOOTSTRAP_LEVEL",
     "MINIMUM_KRAFT_LEVEL", "MINIMUM_LEVEL", "RECORD_VERSIONS", "RELEASES", "SHARE_VERSION", "STREAMS_VERSION",
-    "TRANSACTION_VERSION", "Feature", "FeatureError", "FeatureLevel", "KafkaRelease", "MetadataVersion",
+    "TEST_FEATURES", "TRANSACTION_VERSION", "Feature", "FeatureError", "FeatureLevel", "KafkaRelease",
+    "MetadataVersion",
     "default_levels", "feature", "from_level", "kafka_release", "metadata_changed_between", "metadata_version",
     "release_for", "validate_level",
     "BootstrapMetadata", "ClusterFeatures", "Verdict", "format_bootstrap", "format_feature_levels",

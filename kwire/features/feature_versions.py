@@ -3,8 +3,12 @@
 Each :class:`Feature` has levels (:class:`FeatureLevel`), each with the metadata.version from which
 it is the level a new cluster gets by default (its *bootstrap* metadata.version) and the levels of
 other features it needs (its dependencies). Level 0 means "off" and is every feature's first level.
-Kafka's own test feature ``test.feature.version`` is left out: its level 2 is tied to Kafka 4.2.1's
-unstable level 30, which kwire does not carry (see :mod:`kwire.features.metadata_version`).
+Kafka's own test features (``test.feature.version``, ``unit.test.feature.version.0`` to ``.7``)
+are not among :data:`FEATURES`, which are the production ones; they are in :data:`TEST_FEATURES`
+because Kafka's controller knows them by name (disabling one is accepted, and appends its record),
+though no Kafka node supports any of their levels above 0 unless run with unstable features. Some
+of their levels are tied to Kafka 4.2.1's unstable metadata.version 30, which kwire carries only as
+a number (see :mod:`kwire.features.metadata_version`).
 
 :func:`validate_level` is Kafka's ``Feature.validateVersion`` with its messages word for word;
 :func:`default_levels` gives the level of every feature a cluster formatted at a metadata.version
@@ -116,6 +120,25 @@ FEATURES: Mapping[str, Feature] = MappingProxyType({f.name: f for f in (
     _feature(STREAMS_VERSION, 1,
              (0, MINIMUM_LEVEL, {}, "no streams groups"),
              (1, 29, {}, "streams groups (KIP-1071)")),
+)})
+
+#: Kafka 4.2.1's test features (``TestFeatureVersion``, ``UnitTestFeatureVersion``), in ``Feature``
+#: enum order: known to the controller's ``Feature.featureFromName``, supported by no production node.
+#: Level 30 is 4.2.1's unstable metadata.version (its ``latestTesting()``).
+TEST_FEATURES: Mapping[str, Feature] = MappingProxyType({f.name: f for f in (
+    _feature("test.feature.version", 1,
+             (0, MINIMUM_LEVEL, {}, ""), (1, 15, {}, ""), (2, 30, {METADATA_VERSION: 30}, "")),
+    _feature("unit.test.feature.version.0", 1, (0, MINIMUM_LEVEL, {}, "")),  # the enum lists level 0 only
+    _feature("unit.test.feature.version.1", 0, (0, MINIMUM_LEVEL, {}, ""), (1, 15, {}, "")),
+    _feature("unit.test.feature.version.2", 0, (0, MINIMUM_LEVEL, {}, ""), (1, 15, {}, "")),
+    _feature("unit.test.feature.version.3", 1,
+             (0, MINIMUM_LEVEL, {}, ""), (1, 15, {"unit.test.feature.version.2": 1}, "")),
+    _feature("unit.test.feature.version.4", 1, (0, MINIMUM_LEVEL, {}, ""), (1, 30, {}, "")),
+    _feature("unit.test.feature.version.5", 1,
+             (0, MINIMUM_LEVEL, {}, ""), (1, 15, {"unit.test.feature.version.4": 1}, "")),
+    _feature("unit.test.feature.version.6", 1, (0, MINIMUM_LEVEL, {}, ""), (1, 30, {METADATA_VERSION: 30}, "")),
+    _feature("unit.test.feature.version.7", 1,
+             (0, MINIMUM_LEVEL, {METADATA_VERSION: 15}, ""), (1, 20, {METADATA_VERSION: 20}, "")),
 )})
 
 

@@ -27,8 +27,12 @@ set) and removing it from every broker that has it.
 Version 0's ``AllowDowngrade`` is not read by the controller: it reads ``UpgradeType``, which a v0
 request cannot carry and which therefore keeps its default, 1 (upgrade). A v0 downgrade is refused.
 
-Kafka's own test features (``test.feature.version``, ``unit.test.feature.version.N``) are unknown
-here: disabling one (level 0) is "Feature ... not found." where Kafka would append its record.
+Kafka's own test features (``test.feature.version``, ``unit.test.feature.version.N``) are known by
+name, as Kafka's ``Feature.featureFromName`` knows them: disabling one (level 0, which every node
+"supports") passes the checks and appends its FeatureLevelRecord, unless a level-0 dependency fails
+(``unit.test.feature.version.7`` needs metadata.version 3.7-IV0); a higher level is refused as
+unsupported by any node that does not list the feature. A name Kafka does not know at all is
+"Feature ... not found." at level 0.
 
 What an offline evaluation cannot see is said in :attr:`Verdict.notes`: the raft layer's own checks
 of a kraft.version upgrade (every voter's supported range and directory id, as the leader knows
@@ -43,7 +47,7 @@ from typing import Any
 from kwire.logs.metadata_log import MetadataRecord
 
 from .errors import FeatureError
-from .feature_versions import ELIGIBLE_LEADER_REPLICAS_VERSION, FEATURES, KRAFT_VERSION, validate_level
+from .feature_versions import ELIGIBLE_LEADER_REPLICAS_VERSION, FEATURES, KRAFT_VERSION, TEST_FEATURES, validate_level
 from .java_order import hash_map_order, timeline_hash_order
 from .metadata_version import (
     FEATURE_NAME as METADATA_VERSION,
@@ -230,15 +234,18 @@ class _Judge:
                 raise _invalid(KRAFT_VERSION, level, "Can't downgrade the version of this feature.")
             return
         if level != current:
-            self.notes.append(f"the raft leader also checks that every voter supports {KRAFT_VERSION} {level} and "
-                              f"has a directory id; an offline evaluation cannot see that")
+            # LeaderState.maybeAppendUpgradedKRaftVersion (4.2.1) judges the voters as the leader has heard
+            # from them, which no log records (the version prints as its enum name)
+            self.notes.append(f"the raft leader also checks that every voter supports {KRAFT_VERSION} {level} (else: "
+                              f"\"Invalid upgrade of {KRAFT_VERSION} to KRAFT_VERSION_{level} because not all of the voters "
+                              f"support it\") and has a directory id; an offline evaluation cannot see that")
         # the raft layer appends a KRaftVersionRecord control record; the controller a NoOpRecord to wait on
         from kwire.generated.no_op_record import NoOpRecord
 
         self.records.append(MetadataRecord(NoOpRecord(), 0))
 
     def other_feature(self, name: str, level: int) -> None:
-        known = FEATURES.get(name)
+        known = FEATURES.get(name) or TEST_FEATURES.get(name)
         if known is None:
             raise _invalid(name, level, f"Feature {name} not found.")
         try:

@@ -5,7 +5,15 @@
   state, quorum);
 - :mod:`kwire.metadata.replay`: how each metadata record changes it (Kafka's deltas);
 - :mod:`kwire.metadata.loader`: replaying a log directory, a snapshot or a segment into it;
-- :mod:`kwire.metadata.describe`: its JSON and text forms.
+- :mod:`kwire.metadata.describe`: its JSON and text forms;
+- :mod:`kwire.metadata.writer`: the image written as a snapshot's records at a metadata.version,
+  by the rules of the writing release (3.x as Kafka 3.9.0, 4.x as Kafka 4.2.1), with what it
+  loses; :mod:`kwire.metadata.supported_configs` the configs Kafka 4.2.1 keeps;
+  :mod:`kwire.metadata.snapshot` the snapshot file around them;
+- :mod:`kwire.metadata.cluster_features`: what the controller judging UpdateFeatures knows,
+  taken from an image (:mod:`kwire.features.update_features`);
+- :mod:`kwire.metadata.matrix` and :mod:`kwire.metadata.matrix_picture`: the downgrade matrix
+  and its heatmap.
 
 This part sits above ``kwire.logs`` (which reads the files) and below the command line.
 """

@@ -6,7 +6,10 @@ order), kraft.version, the voters and the active controller (the leader of the n
 ``quorum-state``'s). An image with no FeatureLevelRecord for metadata.version takes its levels
 from the directory's ``bootstrap.checkpoint``, which is what the controller writes to the log when
 it first starts. kraft.version FeatureLevelRecords are not finalized features (Kafka's
-``FeatureControlManager`` skips them: kraft.version lives in the raft log).
+``FeatureControlManager`` skips them: kraft.version lives in the raft log). The broker-level
+configs give what turning eligible leader replicas on does to min.insync.replicas: the
+cluster-level value (broker resource ``""``), each broker's, and the brokers with any config in
+the order they got their first (Kafka's ``brokersWithConfigs``).
 """
 from __future__ import annotations
 
@@ -14,7 +17,7 @@ from pathlib import Path
 
 from kwire.features import KRAFT_VERSION, METADATA_VERSION, FeatureError
 from kwire.features.bootstrap import read_bootstrap
-from kwire.features.update_features import ClusterFeatures
+from kwire.features.update_features import BROKER_RESOURCE, MIN_INSYNC_REPLICAS, ClusterFeatures
 from kwire.logs.metadata_log import BOOTSTRAP_FILE_NAME, QUORUM_STATE_FILE_NAME, read_quorum_state
 from kwire.metadata.loader import LoadedImage
 
@@ -53,6 +56,10 @@ def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
     brokers = {i: _ranges(b.supported_features) for i, b in image.cluster.brokers.items()}
     controllers = {i: _ranges(c.supported_features) for i, c in image.cluster.controllers.items()}
     local = controllers.get(leader) or brokers.get(leader)
+    configs = image.configs.resources
+    # broker ids with configs, in the order they got their first ("" is the cluster level)
+    broker_configs = {int(name): data for (kind, name), data in configs.items()
+                      if kind == BROKER_RESOURCE and name.isascii() and name.isdigit()}
     return ClusterFeatures(
         metadata_version=level,
         finalized=dict(sorted(finalized.items())),
@@ -63,4 +70,8 @@ def cluster_features(loaded: LoadedImage) -> ClusterFeatures:
         node_id=leader,
         local_supported=dict(local) if local else None,
         epoch=image.provenance.last_offset,
+        cluster_min_insync_replicas=configs.get((BROKER_RESOURCE, ""), {}).get(MIN_INSYNC_REPLICAS),
+        broker_min_insync_replicas={broker: data[MIN_INSYNC_REPLICAS] for broker, data in broker_configs.items()
+                                    if MIN_INSYNC_REPLICAS in data},
+        brokers_with_configs=tuple(broker_configs),
     )

@@ -5,7 +5,7 @@ configs, client quotas, producer ids, ACLs, SCRAM credentials, delegation tokens
 raft layer keeps beside it (:class:`QuorumImage`: kraft.version, voters, the leader of each
 epoch). Maps are Python dicts: equal when they hold the same entries, whatever their order, as
 Kafka's maps are; their insertion order is kept only to write records back in Kafka's order
-(:mod:`kwire.metadata.javaorder`).
+(:mod:`kwire.features.java_order`).
 
 :mod:`kwire.metadata.replay` builds an image record by record; :meth:`MetadataImage.to_json`
 gives the form ``kwire metadata image --json`` prints.

@@ -2,11 +2,18 @@
 
 Kafka gathers records into a delta and applies it to the image when the raft layer commits them;
 here every record is applied as it comes, which is the same image as long as no record depends on
-where a delta began. Two of Kafka's rules do: a RemoveTopicRecord drops the topic's configs only
-when they were already in the image, and a ClearElrRecord for every topic clears only topics
-already in the image. Here both act on everything present, as the controller's own state does
-(``ConfigurationControlManager.deleteTopicConfigs``, ``ReplicationControlManager.replay(ClearElrRecord)``);
-Kafka's rules were read at 3.9.0, ClearElrRecord and UnregisterControllerRecord in later sources.
+where a delta began. One of Kafka's rules does: a RemoveTopicRecord drops the topic's configs only
+when they were already in the image (and in Kafka 4.0, a ClearElrRecord for every topic cleared
+only topics already in the image; 4.1 and later clear those the delta created too). Here both act
+on everything present, as the controller's own state does
+(``ConfigurationControlManager.deleteTopicConfigs``, ``ReplicationControlManager.replay(ClearElrRecord)``).
+
+The rules are Kafka 3.9.0's, checked against 4.2.1's (ClearElrRecord from 4.x, which added it;
+UnregisterControllerRecord from sources newer than 4.2.1, which has none). The image is one for
+every release: where 4.2.1's deltas drop something on replay (a FeatureLevelRecord for
+kraft.version, KAFKA-18979; the ZK migration state, which 4.x no longer keeps; configs it does not
+define, KAFKA-19851), the image keeps it as 3.x does, and a 4.x writer leaves it out
+(:mod:`kwire.metadata.writer`).
 
 Records Kafka refuses to replay raise :class:`ReplayError` with Kafka's own reason (a fence of a
 broker that is not registered, a change to a partition that does not exist, an unknown

@@ -2,18 +2,37 @@
 
 Each part of the image is written as its ``write(ImageWriter, ImageWriterOptions)`` method writes
 it, in ``MetadataImage.write``'s order (features, cluster, topics, configs, client quotas,
-producer ids, ACLs, SCRAM credentials, delegation tokens), with the record versions the level
-calls for (:mod:`kwire.features`). What the level cannot hold is left out and reported as a
-:class:`Loss` in Kafka's own words ("controller registration data", "the directory assignment
-state of one or more replicas", ...), which Kafka prints inside "Metadata has been lost because
-the following could not be represented in metadata.version X: ...".
+producer ids, ACLs, SCRAM credentials, delegation tokens; the same from 3.3 to 4.2.1), with the
+record versions the level calls for (:mod:`kwire.features`). What the level cannot hold is left
+out and reported as a :class:`Loss` in Kafka's own words ("controller registration data", "the
+directory assignment state of one or more replicas", ...), which Kafka prints inside "Metadata
+has been lost because the following could not be represented in metadata.version X: ..." (the
+same words in 3.9.0 and 4.2.1). Within a part, records come in the order Kafka's maps hand them
+out (:mod:`kwire.features.java_order`; the maps are built alike in 3.9.0 and 4.2.1).
 
-Rules and words are those of Kafka 3.9.0 (``metadata/src/main/java/org/apache/kafka/image`` and
-``metadata/.../BrokerRegistration``, ``ControllerRegistration``, ``PartitionRegistration``); what
-depends on the writing release is in :class:`WriterRelease`. Where Kafka drops something without
-a word (eligible leader replicas below 4.0-IV1; the ZK migration state and a broker's ZK flag in
-Kafka 4.x, which no longer knows them), kwire still reports it, marked ``kafka_words=False``.
-Within a part, records come in the order Kafka's maps hand them out (:mod:`kwire.metadata.javaorder`).
+What is written depends on the writing release (:class:`WriterRelease`) as well as the level. A
+3.x writer follows Kafka 3.9.0, a 4.x writer Kafka 4.2.1 (whose rules were 4.0.0's and 4.1.1's
+but for the last one). Where they differ:
+
+- levels: 3.x writes from 3.0-IV1 (below 3.3-IV0 as 3.0-IV1, without FeatureLevelRecords, the
+  finalized features lost as "feature flag(s): ..."); 4.x from 3.3-IV3 only.
+- ZkMigrationStateRecord: 3.4 to 3.9 write one from 3.4-IV0; 4.x none (it replays the record as
+  a no-op).
+- a FeatureLevelRecord for kraft.version: 3.x writes it when the image holds one; 4.x skips it on
+  replay (KAFKA-18979), so never.
+- a partition's eligible leader replicas: 3.x writes them when the level has them
+  (``isElrSupported``, 4.0-IV1, which no 3.x release writes); 4.x when the image's
+  eligible.leader.replicas.version is 1 or more (``ImageWriterOptions.isEligibleLeaderReplicasEnabled``,
+  set from ``FeaturesImage.isElrEnabled``), whatever the level; below 4.0-IV1 the record has no
+  field for them.
+- a broker's inControlledShutdown: 3.x from 3.3-IV3, a loss below; 4.x always (all its levels).
+- configs the release does not define: kept by 3.x and 4.0 to 4.2.0; skipped on replay by 4.2.1
+  (KAFKA-19851, :mod:`kwire.metadata.supported_configs`), so a 4.2 writer leaves them out.
+
+Where Kafka drops something without a word (eligible leader replicas it does not write; the ZK
+migration state in 4.x; configs 4.2.1 skips), kwire still reports it, marked ``kafka_words=False``.
+A broker's isMigratingZkBroker flag is written from 3.4-IV0 and otherwise lost in Kafka's words by
+both (4.2.1's ``BrokerRegistration`` still keeps it).
 """
 from __future__ import annotations
 
@@ -23,6 +42,8 @@ from typing import Any
 
 from kwire.wire.errors import KwireError
 from kwire.features import (
+    ELIGIBLE_LEADER_REPLICAS_VERSION,
+    KRAFT_VERSION,
     MINIMUM_BOOTSTRAP_LEVEL,
     MINIMUM_KRAFT_LEVEL,
     KafkaRelease,
@@ -34,14 +55,16 @@ from kwire.features import (
 )
 from kwire.generated import MESSAGES
 from kwire.logs.metadata_log import MetadataRecord
-from kwire.metadata import javaorder as order
+from kwire.features import java_order as order
 from kwire.metadata.image import (
+    CONFIG_RESOURCE_TYPES,
     DIRECTORY_MIGRATING,
     SCRAM_MECHANISMS,
     ZK_MIGRATION_STATES,
     MetadataImage,
     PartitionRegistration,
 )
+from kwire.metadata.supported_configs import supported_by_421
 
 METADATA_VERSION = "metadata.version"
 
@@ -65,7 +88,7 @@ class Loss:
 
 @dataclass(frozen=True)
 class WriterRelease:
-    """What the Kafka release writing the snapshot does beyond what the level says."""
+    """What the Kafka release writing the snapshot does beyond what the level says (listed above)."""
 
     release: KafkaRelease
 
@@ -80,12 +103,22 @@ class WriterRelease:
     @property
     def writes_zk_migration_state(self) -> bool:
         """Kafka 3.4 to 3.9 write a ZkMigrationStateRecord from 3.4-IV0 on; 3.3 predates it, 4.x removed it."""
-        return self.name not in ("3.3",) and not self.is_4x
+        return self.name != "3.3" and not self.is_4x
 
     @property
-    def knows_zk_broker_flag(self) -> bool:
-        """Kafka 4.x no longer keeps a broker's isMigratingZkBroker state."""
+    def writes_kraft_version_feature_record(self) -> bool:
+        """Kafka 4.x skips a FeatureLevelRecord for kraft.version on replay, so its image never holds one."""
         return not self.is_4x
+
+    @property
+    def writes_elr_by_feature(self) -> bool:
+        """Kafka 4.x writes ELR when eligible.leader.replicas.version is on; 3.x when the level has it."""
+        return self.is_4x
+
+    @property
+    def skips_undefined_configs(self) -> bool:
+        """Kafka 4.2.1 skips, on replay, configs it does not define (KAFKA-19851)."""
+        return self.name == "4.2"
 
     def check_writes(self, mv: MetadataVersion) -> None:
         if mv.level > self.release.latest_production_level:
@@ -123,10 +156,11 @@ class WrittenImage:
 
 @dataclass
 class _Options:
-    """Kafka's ImageWriterOptions: the level written and a loss handler that collects."""
+    """Kafka's ImageWriterOptions: the level written, whether ELR is on, a loss handler that collects."""
 
     mv: MetadataVersion
     release: WriterRelease
+    elr_enabled: bool = False  # isEligibleLeaderReplicasEnabled: the image's eligible.leader.replicas.version >= 1
     losses: list[Loss] = field(default_factory=list)
 
     def handle_loss(self, what: str, kafka_words: bool = True) -> None:
@@ -157,7 +191,7 @@ def write_image(image: MetadataImage, target: MetadataVersion | int | str | None
     writer.check_writes(requested)
     # below 3.3-IV0 there is no FeatureLevelRecord: Kafka writes those levels as 3.0-IV1
     effective = from_level(MINIMUM_KRAFT_LEVEL) if requested.level < MINIMUM_BOOTSTRAP_LEVEL else requested
-    options = _Options(effective, writer)
+    options = _Options(effective, writer, image.features.finalized.get(ELIGIBLE_LEADER_REPLICAS_VERSION, 0) >= 1)
     records: list[MetadataRecord] = []
     for part in (_features, _cluster, _topics, _configs, _client_quotas, _producer_ids, _acls, _scram,
                  _delegation_tokens):
@@ -178,15 +212,18 @@ def _record(_type: str, **fields: Any) -> Any:
 def _features(image: MetadataImage, options: _Options) -> Written:
     features = image.features
     out: Written = []
+    finalized = dict(features.finalized)
+    if not options.release.writes_kraft_version_feature_record:
+        finalized.pop(KRAFT_VERSION, None)
     if options.mv.level < MINIMUM_BOOTSTRAP_LEVEL:
-        if features.finalized:
-            options.handle_loss("feature flag(s): " + ", ".join(sorted(features.finalized)))
+        if finalized:
+            options.handle_loss("feature flag(s): " + ", ".join(sorted(finalized)))
     else:
         # metadata.version first, at version 0, so any reader learns the level before the rest
         out.append((_record("FeatureLevelRecord", name=METADATA_VERSION, feature_level=options.mv.level), 0))
-        for name in order.sized_copy_order(features.finalized, order.string_hash):
+        for name in order.sized_copy_order(finalized, order.string_hash):
             if name != METADATA_VERSION:
-                out.append((_record("FeatureLevelRecord", name=name, feature_level=features.finalized[name]), 0))
+                out.append((_record("FeatureLevelRecord", name=name, feature_level=finalized[name]), 0))
     state = features.zk_migration_state
     if options.release.writes_zk_migration_state and options.mv.is_migration_supported:
         out.append((_record("ZkMigrationStateRecord", zk_migration_state=state), 0))
@@ -227,16 +264,15 @@ def _cluster(image: MetadataImage, options: _Options) -> Written:
             end_points=_endpoints(broker.listeners, BrokerEndpoint, order.sized_copy_order),
             features=_supported(broker.supported_features, BrokerFeature, order.copied_hash_map_order))
         if broker.in_controlled_shutdown:
-            if mv.is_in_controlled_shutdown_state_supported:
+            if mv.is_in_controlled_shutdown_state_supported:  # so at every level a 4.x writer writes
                 fields["in_controlled_shutdown"] = True
             else:
                 options.handle_loss("the inControlledShutdown state of one or more brokers")
         if broker.is_migrating_zk_broker:
-            if mv.is_migration_supported and options.release.knows_zk_broker_flag:
+            if mv.is_migration_supported:
                 fields["is_migrating_zk_broker"] = True
             else:
-                options.handle_loss("the isMigratingZkBroker state of one or more brokers",
-                                    kafka_words=options.release.knows_zk_broker_flag)
+                options.handle_loss("the isMigratingZkBroker state of one or more brokers")
         if not broker.directories or mv.is_directory_assignment_supported:
             fields["log_dirs"] = list(broker.directories)
         else:
@@ -252,8 +288,8 @@ def _cluster(image: MetadataImage, options: _Options) -> Written:
                 out.append((_record(
                     "RegisterControllerRecord", controller_id=c.id, incarnation_id=c.incarnation_id,
                     zk_migration_ready=c.zk_migration_ready,
-                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.fresh_hash_map_order),
-                    features=_supported(c.supported_features, ControllerFeature, order.fresh_hash_map_order)),
+                    end_points=_endpoints(c.listeners, ControllerEndpoint, order.hash_map_order),
+                    features=_supported(c.supported_features, ControllerFeature, order.hash_map_order)),
                     options.version("RegisterControllerRecord")))
     return out
 
@@ -266,7 +302,7 @@ def _topics(image: MetadataImage, options: _Options) -> Written:
     for topic_id in order.hash_tree_order(image.topics.by_id, order.uuid_hash):
         topic = image.topics.by_id[topic_id]
         out.append((_record("TopicRecord", name=topic.name, topic_id=topic.id), 0))
-        for partition_id in order.fresh_hash_map_order(topic.partitions, order.int_hash):
+        for partition_id in order.hash_map_order(topic.partitions, order.int_hash):
             out.append(_partition_record(topic.id, partition_id, topic.partitions[partition_id], options))
     return out
 
@@ -277,14 +313,16 @@ def _partition_record(topic_id: Any, partition_id: int, p: PartitionRegistration
         partition_id=partition_id, topic_id=topic_id, replicas=list(p.replicas), isr=list(p.isr),
         removing_replicas=list(p.removing_replicas), adding_replicas=list(p.adding_replicas), leader=p.leader,
         leader_recovery_state=p.leader_recovery_state, leader_epoch=p.leader_epoch, partition_epoch=p.partition_epoch)
-    if mv.is_elr_supported:
-        # tagged fields: set only when there is something in them, as Kafka does
-        if p.elr:
-            fields["eligible_leader_replicas"] = list(p.elr)
-        if p.last_known_elr:
-            fields["last_known_elr"] = list(p.last_known_elr)
-    elif p.elr or p.last_known_elr:
-        options.handle_loss("the eligible leader replicas of one or more partitions", kafka_words=False)
+    if p.elr or p.last_known_elr:
+        writes = options.elr_enabled if options.release.writes_elr_by_feature else mv.is_elr_supported
+        if writes and mv.is_elr_supported:
+            # tagged fields: set only when there is something in them, as Kafka does
+            if p.elr:
+                fields["eligible_leader_replicas"] = list(p.elr)
+            if p.last_known_elr:
+                fields["last_known_elr"] = list(p.last_known_elr)
+        else:  # not written (4.x below 4.0-IV1: the record cannot carry them, Kafka's write would fail)
+            options.handle_loss("the eligible leader replicas of one or more partitions", kafka_words=False)
     if mv.is_directory_assignment_supported:
         fields["directories"] = list(p.directories)
     elif any(d != DIRECTORY_MIGRATING for d in p.directories):
@@ -299,10 +337,20 @@ def _configs(image: MetadataImage, options: _Options) -> Written:
     # ConfigResource hashes by an enum's identity hash, so Kafka's order of resources varies from
     # run to run; kwire keeps the order in which they first appeared
     out: Written = []
-    for (resource_type, resource_name), data in image.configs.resources.items():
+    skipped = []
+    for resource, data in image.configs.resources.items():
+        if options.release.skips_undefined_configs:
+            undefined = [name for name in data if not supported_by_421(resource, name)]
+            if undefined:
+                skipped.append(f"{CONFIG_RESOURCE_TYPES.get(resource[0], resource[0])} {resource[1]!r} "
+                               f"({', '.join(undefined)})")
+                data = {name: value for name, value in data.items() if name not in undefined}
         for name in order.sized_copy_order(data, order.string_hash):
-            out.append((_record("ConfigRecord", resource_type=resource_type, resource_name=resource_name,
+            out.append((_record("ConfigRecord", resource_type=resource[0], resource_name=resource[1],
                                 name=name, value=data[name]), 0))
+    if skipped:
+        options.handle_loss("the configs Kafka 4.2.1 does not define, which it skips on replay: " + ", ".join(skipped),
+                            kafka_words=False)
     return out
 
 
@@ -321,7 +369,7 @@ def _client_quotas(image: MetadataImage, options: _Options) -> Written:
         quota = entities[key]
         parts = dict(quota.entity)
         entity = [EntityData(entity_type=t, entity_name=parts[t])
-                  for t in order.fresh_hash_map_order(parts, order.string_hash)]
+                  for t in order.hash_map_order(parts, order.string_hash)]
         for name in order.sized_copy_order(quota.quotas, order.string_hash):
             out.append((_record("ClientQuotaRecord", entity=entity, key=name, value=quota.quotas[name],
                                 remove=False), 0))
@@ -341,7 +389,7 @@ def _acls(image: MetadataImage, options: _Options) -> Written:
     # Kafka writes ACLs at every level: before FeatureLevelRecord it cannot tell 3.2-IV0 (which
     # introduced them) from 3.0-IV1, so it pretends they were always there
     out: Written = []
-    for acl_id in order.fresh_hash_map_order(image.acls, order.uuid_hash):
+    for acl_id in order.hash_map_order(image.acls, order.uuid_hash):
         a = image.acls[acl_id]
         out.append((_record("AccessControlEntryRecord", id=acl_id, resource_type=a.resource_type,
                             resource_name=a.resource_name, pattern_type=a.pattern_type, principal=a.principal,
@@ -368,7 +416,7 @@ def _scram(image: MetadataImage, options: _Options) -> Written:
 
 def _delegation_tokens(image: MetadataImage, options: _Options) -> Written:
     tokens = image.delegation_tokens
-    token_ids = order.fresh_hash_map_order(tokens, order.string_hash)
+    token_ids = order.hash_map_order(tokens, order.string_hash)
     if not options.mv.is_delegation_token_supported:
         if tokens:
             options.handle_loss("DelegationTokenImage(" + ", ".join(token_ids) + ")")

@@ -171,46 +171,67 @@ class RecordBatch:
         return self.record_count
 
     def _decode_records(self) -> list[Record]:
-        count = self.record_count
-        if count == 0:
+        if self.record_count == 0:
             return []  # like Kafka, never look at the record area of an empty batch
-        buf = self._buf
-        start = self.position + HEADER_SIZE
-        end = self.position + LOG_OVERHEAD + self.batch_length
-        if self.attributes & CODEC_MASK == Codec.NONE:
-            if count > (end - start) // _MIN_RECORD_SIZE:
-                raise self._count_error(end - start)
-            whole = _whole_bytes(buf)
-            if whole is not None:
-                records = read_records(
-                    whole, start, end, count, self.base_offset, self.base_timestamp
-                )
-            else:
-                data = bytes(memoryview(buf)[start:end])
-                records = read_records(
-                    data, 0, len(data), count, self.base_offset, self.base_timestamp, start
-                )
-        else:
-            codec = codec_of(self.attributes, offset=self.position)
-            data = decompress(
-                codec, memoryview(buf)[start:end], self._max_decompressed_size, offset=start
+        data, start, end, report_base, codec = self._records_area()
+        try:
+            records = read_records(
+                data, start, end, self.record_count, self.base_offset, self.base_timestamp, report_base
             )
-            if count > len(data) // _MIN_RECORD_SIZE:
-                raise self._count_error(len(data))
-            try:
-                records = read_records(data, 0, len(data), count, self.base_offset, self.base_timestamp)
-            except DecodeError as err:
-                raise type(err)(
-                    f"{err.reason} (at byte {err.offset} of the {codec.name.lower()}-decompressed "
-                    f"records of the batch at base offset {self.base_offset})",
-                    offset=self.position,
-                ) from None
+        except DecodeError as err:
+            raise self._located(err, codec) from None
         if self.attributes & TIMESTAMP_TYPE_FLAG:
             # Log-append time: every record takes the broker's time, kept in maxTimestamp.
             append_time = self.max_timestamp
             for record in records:
                 record.timestamp = append_time
         return records
+
+    def add_columns_to(self, builder) -> None:
+        """Append this batch's records to a :class:`kwire.records.columns.ColumnBuilder` (one
+        row per record, no Python object per record); errors as :attr:`records` raises them."""
+        if self.record_count == 0:
+            return
+        data, start, end, report_base, codec = self._records_area()
+        try:
+            builder.add_records(
+                data, start, end, self.record_count, self.base_offset, self.base_timestamp,
+                self.max_timestamp, bool(self.attributes & TIMESTAMP_TYPE_FLAG), report_base,
+            )
+        except DecodeError as err:
+            raise self._located(err, codec) from None
+
+    def _records_area(self) -> tuple[bytes, int, int, int, Codec]:
+        """``(data, start, end, report_base, codec)``: the records are ``data[start:end]``, a
+        position p in it is byte ``report_base + p`` of this batch's buffer (uncompressed), or
+        of the decompressed records (any other codec)."""
+        count = self.record_count
+        buf = self._buf
+        start = self.position + HEADER_SIZE
+        end = self.position + LOG_OVERHEAD + self.batch_length
+        codec = codec_of(self.attributes, offset=self.position)
+        if codec == Codec.NONE:
+            if count > (end - start) // _MIN_RECORD_SIZE:
+                raise self._count_error(end - start)
+            whole = _whole_bytes(buf)
+            if whole is not None:
+                return whole, start, end, 0, codec
+            return bytes(memoryview(buf)[start:end]), 0, end - start, start, codec
+        data = decompress(codec, memoryview(buf)[start:end], self._max_decompressed_size, offset=start)
+        if count > len(data) // _MIN_RECORD_SIZE:
+            raise self._count_error(len(data))
+        return data, 0, len(data), 0, codec
+
+    def _located(self, err: DecodeError, codec: Codec) -> DecodeError:
+        """``err`` from decoding the records area: as it is for uncompressed records, else
+        pointing at this batch and saying where in the decompressed records it happened."""
+        if codec == Codec.NONE:
+            return err
+        return type(err)(
+            f"{err.reason} (at byte {err.offset} of the {codec.name.lower()}-decompressed "
+            f"records of the batch at base offset {self.base_offset})",
+            offset=self.position,
+        )
 
     def _count_error(self, available: int) -> CorruptRecordError:
         return CorruptRecordError(

@@ -9,8 +9,10 @@
     typed = decode_column(frames, "body", "MetadataResponse", 12)
 
 Modules: ``session`` (the SparkSession), ``datasource`` (the ``kwire`` format), ``options``
-(its options), ``logfiles`` (which files, of which kind), ``splits`` (cutting files at batch
-boundaries), ``arrow_records`` (records to Arrow), ``decoders`` (record values to messages),
+(its options), ``logfiles`` (which files, of which kind), ``storage`` (reading them: local
+disks, or ``s3://``, ``gs://``, ``hdfs://`` through ``pyarrow.fs``), ``splits`` (cutting files at batch
+boundaries), ``arrow_records`` (pieces of files to Arrow batches), ``record_arrays`` (Arrow
+arrays over the column decoder's buffers), ``decoders`` (record values to messages),
 ``typed`` (the typed ``record`` column), ``schemas`` (Arrow and Spark schemas of rows and
 messages), ``decode`` (``decode_column``), ``local_reader`` (the same rows without Spark),
 ``fuzz`` (``kwire fuzz --spark``), ``progress`` (a progress line for jobs).

@@ -9,30 +9,32 @@ naming the file and the byte offset in it.
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from operator import attrgetter
 
 import numpy as np
 import pyarrow as pa
 
 from kwire.wire.errors import CorruptRecordError, DecodeError, KwireError
 from kwire.records.compression import DEFAULT_MAX_DECOMPRESSED_SIZE, codec_name
+from kwire.records.batch import RecordBatch
+from kwire.records.columns import ColumnBuilder
 from kwire.records.reader import BatchReader, next_batch_after
 from kwire.records.record import TimestampType
 from kwire.spark import schemas
 from kwire.spark.decoders import DecodedRecord, data_record_decoder, decode_control
+from kwire.spark.record_arrays import record_arrays
 from kwire.spark.splits import Piece
+from kwire.spark.storage import read_range
 from kwire.spark.typed import TypedRecord, typed_record
 
 DEFAULT_BATCH_ROWS = 32768
 
+# Bytes of keys, values and headers gathered before a set of Arrow arrays is made, at most (besides
+# ReadOptions.batch_rows rows): Arrow's 32-bit offsets allow 2 GiB per array.
+FLUSH_BYTES = 256 * 1024 * 1024
+
 _TIMESTAMP_TYPES = {t: t.name for t in TimestampType}
-_offset = attrgetter("offset")
-_timestamp = attrgetter("timestamp")
-_key = attrgetter("key")
-_value = attrgetter("value")
 
 
 @dataclass(frozen=True)
@@ -63,69 +65,60 @@ class ReadOptions:
 
 
 class _Columns:
-    """Column values of the rows gathered so far, turned into Arrow at the end.
+    """The rows gathered so far, turned into Arrow at the end.
 
-    Batch header fields are kept once per batch and spread over the batch's rows by one
-    ``take`` per column, which costs far less than repeating Python values row by row.
+    Record fields go straight into column buffers (:mod:`kwire.records.columns`, compiled when
+    built); batch header fields are kept once per batch and spread over the batch's rows by one
+    ``take`` per column. Only the decoded-record columns hold a Python value per row.
     """
 
     def __init__(self, options: ReadOptions) -> None:
         self.options = options
-        self.rows = 0
+        self.builder = ColumnBuilder()
         self.batches: list[tuple] = []  # one tuple of _BATCH_COLUMNS values per batch
         self.counts: list[int] = []  # rows per batch
-        self.offset: list = []
-        self.timestamp: list = []
-        self.key: list = []
-        self.value: list = []
-        self.header_offsets: list[int] = [0]
-        self.header_keys: list = []
-        self.header_values: list = []
         self.decoded: list[DecodedRecord | None] = []
-        self.skipped_position: list[int | None] = []
-        self.skipped_bytes: list[int | None] = []
+        self.keep: list[bool] | None = [] if options.record_type is not None else None
+        self.skipped: list[tuple[int, int, int]] = []  # (row, file position, bytes)
+
+    @property
+    def rows(self) -> int:
+        return self.builder.rows
+
+    def full(self) -> bool:
+        return self.builder.rows >= self.options.batch_rows or self.builder.data_bytes() >= FLUSH_BYTES
 
     def add_skipped(self, position: int, length: int) -> None:
         """A row for bytes ``position`` to ``position + length`` of the file, not decoded."""
-        self.rows += 1
+        self.skipped.append((self.builder.rows, position, length))
+        self.builder.add_null_row()
         self.counts.append(1)
         self.batches.append((None,) * len(_BATCH_COLUMNS))
-        self.offset.append(None)
-        self.timestamp.append(None)
-        self.key.append(None)
-        self.value.append(None)
-        self.header_offsets.append(self.header_offsets[-1])
-        self.decoded.append(None)
-        self.skipped_position.append(position)
-        self.skipped_bytes.append(length)
+        if _decoding(self.options):
+            self.decoded.append(None)
+        if self.keep is not None:
+            self.keep.append(True)
 
-    def add_batch(self, batch, records: list, decoded: list | None) -> None:
-        n = len(records)
-        self.skipped_position += [None] * n
-        self.skipped_bytes += [None] * n
-        self.rows += n
-        self.counts.append(n)
+    def add_batch(self, batch, decoded: list | None) -> None:
+        """The batch's records as rows (``decoded``: their decoded values, when asked for)."""
+        before = self.builder.rows
+        if isinstance(batch, RecordBatch):
+            batch.add_columns_to(self.builder)  # on an error it adds nothing
+        else:
+            for record in batch.records:
+                self.builder.add_record(record.offset, record.timestamp, record.key, record.value, record.headers)
+        count = self.builder.rows - before
+        self.counts.append(count)
         self.batches.append((
             batch.base_offset, batch.partition_leader_epoch, batch.producer_id, batch.producer_epoch,
             batch.base_sequence, batch.is_transactional, batch.is_control,
             codec_name(batch.attributes).lower(), batch.crc_valid, _TIMESTAMP_TYPES[batch.timestamp_type],
         ))
-        self.offset += map(_offset, records)
-        self.timestamp += map(_timestamp, records)
-        self.key += map(_key, records)
-        self.value += map(_value, records)
-        offsets, keys, values = self.header_offsets, self.header_keys, self.header_values
-        total = offsets[-1]
-        for record in records:
-            headers = record.headers
-            if headers:
-                total += len(headers)
-                for name, data in headers:
-                    keys.append(name)
-                    values.append(data)
-            offsets.append(total)
         if decoded is not None:
             self.decoded += decoded
+            if self.keep is not None:
+                name = self.options.record_type
+                self.keep += [d is not None and d.type_name == name for d in decoded]
 
     def to_arrow(self, piece: Piece) -> pa.RecordBatch:
         n = self.rows
@@ -134,36 +127,37 @@ class _Columns:
             "topic": pa.repeat(pa.scalar(file.topic, pa.string()), n),
             "partition": pa.repeat(pa.scalar(file.partition, pa.int32()), n),
             "file": pa.repeat(pa.scalar(file.path, pa.string()), n),
-            "offset": pa.array(self.offset, pa.int64()),
-            "timestamp": pa.array(self.timestamp, pa.int64()),
-            "key": pa.array(self.key, pa.binary()),
-            "value": pa.array(self.value, pa.binary()),
-            "headers": pa.ListArray.from_arrays(
-                pa.array(self.header_offsets, pa.int32()),
-                pa.StructArray.from_arrays(
-                    [pa.array(self.header_keys, pa.string()), pa.array(self.header_values, pa.binary())],
-                    fields=list(schemas.HEADER_TYPE),
-                ),
-                type=schemas.RECORD_SCHEMA.field("headers").type,
-            ),
+            **record_arrays(self.builder.finish()),
         }
         row_batch = pa.array(np.repeat(np.arange(len(self.counts), dtype=np.int32), self.counts))
         for name, values in zip(_BATCH_COLUMNS, zip(*self.batches)):
             arrays[name] = pa.array(values, schemas.RECORD_SCHEMA.field(name).type).take(row_batch)
         options = self.options
+        if options.skip_undecodable:
+            arrays.update(self._skipped_arrays(n))
+        decoded = self.decoded
+        if self.keep is not None:
+            mask = pa.array(self.keep, pa.bool_())
+            arrays = {name: array.filter(mask) for name, array in arrays.items()}
+            decoded = [d for d, kept in zip(decoded, self.keep) if kept]
         if _decoding(options):
-            decoded = self.decoded
             arrays["record_type"] = pa.array([d and d.type_name for d in decoded], pa.string())
             arrays["record_version"] = pa.array([d and d.version for d in decoded], pa.int16())
             arrays["record_json"] = pa.array([d and d.to_json() for d in decoded], pa.string())
-        schema = options.schema()
         typed = options.typed()
         if typed is not None:
-            arrays[schemas.TYPED_RECORD_COLUMN] = pa.array([typed.convert(d) for d in self.decoded], typed.data_type)
-        if options.skip_undecodable:
-            arrays["skipped_position"] = pa.array(self.skipped_position, pa.int64())
-            arrays["skipped_bytes"] = pa.array(self.skipped_bytes, pa.int64())
+            arrays[schemas.TYPED_RECORD_COLUMN] = pa.array([typed.convert(d) for d in decoded], typed.data_type)
+        schema = options.schema()
         return pa.RecordBatch.from_arrays([arrays[f.name] for f in schema], schema=schema)
+
+    def _skipped_arrays(self, n: int) -> dict[str, pa.Array]:
+        """skipped_position / skipped_bytes: set on the skipped rows, null on the others."""
+        positions = np.zeros(n, np.int64)
+        lengths = np.zeros(n, np.int64)
+        absent = np.ones(n, bool)
+        for row, position, length in self.skipped:
+            positions[row], lengths[row], absent[row] = position, length, False
+        return {"skipped_position": pa.array(positions, mask=absent), "skipped_bytes": pa.array(lengths, mask=absent)}
 
 
 _BATCH_COLUMNS = (
@@ -196,18 +190,13 @@ def read_piece(piece: Piece, options: ReadOptions = ReadOptions()) -> Iterator[p
         resume: int | None = None
         try:
             for batch in reader:
-                records = batch.records
-                if not records:
+                if batch.record_count == 0:
                     continue
                 decoded = None
                 if _decoding(options):
-                    decoded = [_decode_record(r, batch, data_decoder, options) for r in records]
-                    if options.record_type is not None:
-                        records, decoded = _only_type(records, decoded, options.record_type)
-                        if not records:
-                            continue
-                columns.add_batch(batch, records, decoded)
-                if columns.rows >= options.batch_rows:
+                    decoded = [_decode_record(r, batch, data_decoder, options) for r in batch.records]
+                columns.add_batch(batch, decoded)
+                if columns.full():
                     yield columns.to_arrow(piece)
                     columns = _Columns(options)
             if reader.truncated_at is not None:
@@ -256,25 +245,8 @@ def _at(err: DecodeError) -> str:
     return "" if err.offset is None else f", byte {err.offset} of its key or value"
 
 
-def _only_type(records: list, decoded: list, name: str) -> tuple[list, list]:
-    keep = [i for i, d in enumerate(decoded) if d is not None and d.type_name == name]
-    return [records[i] for i in keep], [decoded[i] for i in keep]
-
-
 def _read_bytes(piece: Piece) -> bytes:
-    fd = os.open(piece.file.path, os.O_RDONLY)
-    try:
-        chunks = []
-        pos, end = piece.start, piece.end
-        while pos < end:
-            chunk = os.pread(fd, min(end - pos, 1 << 30), pos)
-            if not chunk:
-                break  # the file shrank: read what is there, the reader stops at the cut
-            chunks.append(chunk)
-            pos += len(chunk)
-    finally:
-        os.close(fd)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    return read_range(piece.file, piece.start, piece.end)  # a local file, or a ranged GET (storage.py)
 
 
 def _located(err: DecodeError, piece: Piece) -> DecodeError:

@@ -9,7 +9,7 @@ Planning (on the driver) lists the files and cuts them at batch boundaries (``sp
 task decodes its pieces into Arrow batches (``arrow_records.py``), which go to the JVM as Arrow,
 never as Python rows. Options are listed in ``options.py``. Paths must be readable at the same
 location by the driver and every executor: a local path with ``local[*]``, a shared mount on a
-cluster.
+cluster, or a URI of object storage (``s3://bucket/prefix``: see ``storage.py``).
 """
 from __future__ import annotations
 

@@ -15,20 +15,25 @@ from kwire.spark.options import ScanOptions
 
 
 def iter_batches(path: str, **options: object) -> Iterator[pa.RecordBatch]:
-    """Arrow batches of every record under ``path``; options as the data source's (camelCase
-    or snake_case keywords: ``maxSplitBytes=...`` or ``max_split_bytes=...``)."""
+    """Arrow batches of every record under ``path`` (a local path or a URI such as
+    ``s3://bucket/prefix``); options as the data source's (camelCase or snake_case keywords:
+    ``maxSplitBytes=...`` or ``max_split_bytes=...``)."""
     scan = ScanOptions.parse(_spark_style(path, options))
     files = scan.files()
-    read_options = scan.read_options(files)
-    for split in splits.plan(files, scan.max_split_bytes):
-        yield from read_pieces(split, read_options)
+    yield from _batches(scan, files, scan.read_options(files))
 
 
 def read_table(path: str, **options: object) -> pa.Table:
     """Every record under ``path`` as one Arrow table (schema as the data source's)."""
     scan = ScanOptions.parse(_spark_style(path, options))
-    schema = scan.read_options().schema()
-    return pa.Table.from_batches(list(iter_batches(path, **options)), schema=schema)
+    files = scan.files()  # listed once: for a URI, every listing is a request
+    read_options = scan.read_options(files)
+    return pa.Table.from_batches(list(_batches(scan, files, read_options)), schema=read_options.schema())
+
+
+def _batches(scan: ScanOptions, files: list, read_options) -> Iterator[pa.RecordBatch]:
+    for split in splits.plan(files, scan.max_split_bytes):
+        yield from read_pieces(split, read_options)
 
 
 def _spark_style(path: str, options: Mapping[str, object]) -> dict[str, str]:

@@ -8,18 +8,26 @@ in the data directory. The group and transaction coordinators write ``__consumer
 ``__transaction_state-N``. Anything else given by name is read as a plain file of batches.
 
 The *kind* of a file decides which decoded-record columns it can give (see ``kinds.py``).
+
+A root may also be a URI (``s3://bucket/prefix``, ``gs://...``, ``hdfs://...``): it is listed
+through ``pyarrow.fs`` (``storage.py``) and judged by the same names.
 """
 from __future__ import annotations
 
 import os
+import posixpath
 import re
-from dataclasses import dataclass
+from collections.abc import Collection
+from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from kwire.logs.coordinator_log import OFFSETS_TOPIC, SHARE_STATE_TOPIC, TRANSACTIONS_TOPIC
-from kwire.logs.files import BATCH_KINDS, kafka_files
+from kwire.logs.files import BATCH_KINDS, kafka_files, kind_by_name
+from kwire.logs.logdir import INDEX_SUFFIX, LOG_SUFFIX, parse_segment_file_name
 from kwire.logs.metadata_log import METADATA_TOPIC as METADATA_LOG_TOPIC
 from kwire.logs.metadata_log import REMOTE_LOG_METADATA_TOPIC
+from kwire.spark import storage
 from kwire.wire.errors import KwireError
 
 
@@ -46,13 +54,23 @@ _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.[0-9a-f]{32}
 
 @dataclass(frozen=True)
 class LogFile:
-    """One file to read, with what its location says about it."""
+    """One file to read, with what its location says about it.
+
+    ``path`` is an absolute local path, or the URI of a remote file; then ``filesystem`` is the
+    ``pyarrow.fs`` file system to read it from and ``fs_path`` its path inside that, and for a
+    segment with Kafka's offset index beside it, ``offset_index`` is the index's path there and
+    ``base_offset`` the segment's (from its name): planning takes its cuts from the index.
+    """
 
     path: str
     size: int
     kind: Kind
     topic: str | None
     partition: int | None
+    filesystem: Any = field(default=None, compare=False, repr=False)
+    fs_path: str | None = None
+    offset_index: str | None = None
+    base_offset: int | None = None
 
 
 def topic_partition(directory: str) -> tuple[str | None, int | None]:
@@ -89,16 +107,43 @@ def describe(path: str | os.PathLike) -> LogFile:
     return LogFile(full, os.path.getsize(full), kind_of(full, topic), topic, partition)
 
 
+def describe_remote(entry: storage.RemoteEntry, filesystem: Any, listed: Collection[str] = ()) -> LogFile:
+    """A :class:`LogFile` for a file found under a URI (topic and partition from its folder; the
+    offset index of a segment when ``listed`` names one beside it)."""
+    folder = posixpath.basename(posixpath.dirname(entry.fs_path))
+    topic, partition = topic_partition(folder)
+    base_offset = parse_segment_file_name(posixpath.basename(entry.fs_path))
+    index = None if base_offset is None else entry.fs_path[: -len(LOG_SUFFIX)] + INDEX_SUFFIX
+    if index not in listed:
+        index = base_offset = None
+    return LogFile(entry.uri, entry.size, kind_of(entry.fs_path, topic), topic, partition, filesystem, entry.fs_path,
+                   index, base_offset)
+
+
+def _remote_batch_files(root: str) -> list[LogFile]:
+    """The files under a URI that the local walk would take (see :func:`discover`)."""
+    filesystem, entries = storage.walk_remote(root)
+    if len(entries) == 1 and not entries[0].relative:  # the URI names a file: taken whatever its name
+        return [describe_remote(entries[0], filesystem)]
+    listed = {entry.fs_path for entry in entries}
+    return [describe_remote(entry, filesystem, listed) for entry in entries
+            if not any(part.startswith(".") for part in entry.relative.split("/"))  # hidden, as locally
+            and kind_by_name(posixpath.basename(entry.fs_path)) in BATCH_KINDS]
+
+
 def discover(*roots: str | os.PathLike) -> list[LogFile]:
-    """Every file of record batches under ``roots`` (files or directories), sorted by path, chosen
-    by the rule ``kwire dump`` uses too (:mod:`kwire.logs.files`): a directory is walked for the
-    files Kafka's names say hold batches (segments, snapshots, ``bootstrap.checkpoint``) and
-    ``*.batch`` files; a file given directly is taken whatever its name."""
+    """Every file of record batches under ``roots`` (files or directories, local or URIs), sorted
+    by path, chosen by the rule ``kwire dump`` uses too (:mod:`kwire.logs.files`): a directory is
+    walked for the files Kafka's names say hold batches (segments, snapshots,
+    ``bootstrap.checkpoint``) and ``*.batch`` files; a file given directly is taken whatever its
+    name."""
     found: dict[str, LogFile] = {}
     for root in roots:
-        root = os.fspath(root)
-        if root.startswith("file://"):
-            root = root[len("file://"):]
+        if storage.is_remote(root):
+            for entry in _remote_batch_files(os.fspath(root)):
+                found[entry.path] = entry
+            continue
+        root = storage.local_path(root)
         if os.path.isfile(root):
             entry = describe(root)
             found[entry.path] = entry

@@ -151,12 +151,24 @@ def _add_to_pythonpath(roots: list[str]) -> None:
         os.environ["PYTHONPATH"] = os.pathsep.join(current + missing)
 
 
-def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path:
-    """Zip ``packages`` (sources only) and add the zip to every executor's ``sys.path``."""
-    target = Path(tempfile.mkdtemp(prefix="kwire-ship-")) / "kwire_packages.zip"
+def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path | None:
+    """Zip ``packages`` (sources only) and add the zip to every executor's ``sys.path``.
+
+    Packages already shipped to this SparkContext are left out (a second ``build_session`` in one
+    process ships nothing); returns the zip written, or None when there was nothing to ship.
+    """
+    context = spark.sparkContext
+    shipped: set[str] = context.__dict__.setdefault("_kwire_shipped", set())
+    zips: list[Path] = context.__dict__.setdefault("_kwire_zips", [])
+    wanted = [name for name in packages if name not in shipped]
+    if not wanted:
+        return None
+    # Spark refuses a second file of the same name: later zips are numbered
+    target = Path(tempfile.mkdtemp(prefix="kwire-ship-")) / (f"kwire_packages_{len(zips)}.zip" if zips else
+                                                             "kwire_packages.zip")
     written: set[Path] = set()
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in packages:
+        for name in wanted:
             spec = importlib.util.find_spec(name)
             if spec is None or not spec.submodule_search_locations:
                 continue
@@ -167,5 +179,7 @@ def ship_packages(spark, packages: Iterable[str] = SHIPPED_PACKAGES) -> Path:
                     if name_in_zip not in written:  # an installed kwire already holds kwire.generated
                         written.add(name_in_zip)
                         archive.write(file, name_in_zip)
-    spark.sparkContext.addPyFile(str(target))
+    context.addPyFile(str(target))
+    shipped.update(wanted)
+    zips.append(target)
     return target

@@ -16,7 +16,7 @@ from .errors import UnsupportedVersionError
 from .keyed_list import KeyedList
 from .struct_base import GeneratedStruct
 
-__all__ = ["FieldInfo", "GeneratedStruct", "KeyedList", "UNKNOWN_TAGS_KEY", "check_unsupported"]
+__all__ = ["FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "UNKNOWN_TAGS_KEY", "check_unsupported"]
 
 def is_flexible(message_cls: Any, version: int) -> bool:
     """Whether ``version`` of a generated message uses the flexible (compact, tagged) encoding."""
@@ -28,19 +28,26 @@ def is_flexible(message_cls: Any, version: int) -> bool:
 UNKNOWN_TAGS_KEY = "_unknownTaggedFields"
 
 
+# The empty version range: a field that is never nullable, never tagged.
+NEVER: tuple[int, int] = (1, 0)
+
+
 @dataclass(frozen=True, slots=True)
 class FieldInfo:
-    """What the runtime needs to know about one field, without the generator."""
+    """What the runtime needs to know about one field, without the generator.
+
+    Generated modules pass every argument by keyword and leave out those at their defaults.
+    """
 
     attr: str  # Python attribute name
     json_name: str  # Kafka's JSON-converter key
     type: str  # Kafka type string: int32, string, []Topic, Topic, ...
     versions: tuple[int, int]  # inclusive (lowest, highest); lowest > highest = never
-    nullable: tuple[int, int]
-    tagged: tuple[int, int]
-    tag: int | None
-    ignorable: bool
-    default: Any  # the default value (None for null; a struct default is made by calling ``struct``)
+    nullable: tuple[int, int] = NEVER
+    tagged: tuple[int, int] = NEVER
+    tag: int | None = None
+    ignorable: bool = False
+    default: Any = None  # the default value (None for null; a struct default is made by calling ``struct``)
     struct: Any = None  # the generated class for struct and struct-array types
     map_key: bool = False
 

@@ -329,6 +329,20 @@ def _tag_of(item: tuple[int, bytes | bytearray]) -> int:
     return item[0]
 
 
+def read_unknown_tagged_fields(buf: bytes, pos: int) -> tuple[tuple[tuple[int, bytes], ...], int]:
+    """A tagged section whose tags the struct version does not know, each kept as (tag, payload).
+
+    Generated readers test for the usual empty section inline and call this for the rest.
+    """
+    count, pos = read_tag_count(buf, pos)
+    unknown = []
+    for _ in range(count):
+        tag, end, pos = read_tag_header(buf, pos)
+        unknown.append((tag, buf[pos:end]))
+        pos = end
+    return tuple(unknown), pos
+
+
 # ---------------------------------------------------------------------------------------------
 # turning low-level failures into kwire errors that name the field
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from kwire.features import FeatureError
-from kwire.features.java_order import hash_map_order, java_string_hash, timeline_hash_order
-from kwire.features.log_state import cluster_features_from_path
+from kwire.features.java_order import timeline_hash_order
 from kwire.features.update_features import (
     SAFE_DOWNGRADE,
     UNSAFE_DOWNGRADE,
@@ -20,6 +19,8 @@ from kwire.features.update_features import (
     kafka_supported_features,
     update_request,
 )
+from kwire.metadata.cluster_features import cluster_features
+from kwire.metadata.loader import load_image
 from tests.paths import KRAFT_361, KRAFT_390
 
 PREFIX = "The update failed for all features since the following feature had an error: "
@@ -138,6 +139,32 @@ def test_unknown_feature():
         "Invalid update version 0 for feature bar. Feature bar not found.")
 
 
+def test_feature_control_manager_test_update_features_with_the_test_feature():
+    # FeatureControlManagerTest.testUpdateFeatures: a controller with unstable versions on and
+    # test.feature.version 0-2, at metadata.version 3.3-IV3, no node registered
+    local = {**KAFKA_421, "metadata.version": (7, 30), "test.feature.version": (0, 2)}
+    state = cluster(7, brokers=(), local_supported=local)
+    assert refused(judge(state, {"test.feature.version": 3}, upgrade_type=SAFE_DOWNGRADE)) == (
+        "Invalid update version 3 for feature test.feature.version. Local controller 0 only supports versions 0-2")
+    assert refused(judge(state, {"test.feature.version": 1, "bar": 1})) == (
+        "Invalid update version 1 for feature bar. Local controller 0 does not support this feature.")
+    assert appended(judge(state, {"test.feature.version": 1})) == [("FeatureLevelRecord", "test.feature.version", 1)]
+
+
+def test_disabling_a_test_feature_appends_its_record_unless_a_dependency_fails():
+    # level 0 is within every node's (0, 0) and Feature.featureFromName knows Kafka's test features
+    assert appended(judge(cluster(21), {"test.feature.version": 0}, upgrade_type=SAFE_DOWNGRADE)) == [
+        ("FeatureLevelRecord", "test.feature.version", 0)]
+    # UnitTestFeatureVersion.FV7's level 0 needs metadata.version 3.7-IV0 (15)
+    assert refused(judge(cluster(14), {"unit.test.feature.version.7": 0}, upgrade_type=SAFE_DOWNGRADE)) == (
+        "Invalid update version 0 for feature unit.test.feature.version.7. unit.test.feature.version.7 could not "
+        "be set to 0 because it depends on metadata.version level 15")
+    # a Kafka 4.2.1 node supports none of their levels above 0
+    assert refused(judge(cluster(21), {"test.feature.version": 1})) == (
+        "Invalid update version 1 for feature test.feature.version. Local controller 0 does not support this "
+        "feature.")
+
+
 def test_dependency_violation():
     assert refused(judge(cluster(22), {"eligible.leader.replicas.version": 1})) == (
         "Invalid update version 1 for feature eligible.leader.replicas.version. eligible.leader.replicas.version "
@@ -250,24 +277,7 @@ def test_the_first_refused_update_in_hash_map_order_is_the_one_reported():
     assert refused(verdict).startswith("Invalid update version 5 for feature group.version.")
 
 
-def test_java_hash_map_orders_as_the_jvm_does():
-    # printed by OpenJDK 17: new HashMap<String, Short>() put in this order, keySet() joined
-    assert hash_map_order(["metadata.version", "group.version", "transaction.version", "kraft.version",
-                           "eligible.leader.replicas.version", "share.version", "streams.version"]) == [
-        "group.version", "kraft.version", "metadata.version", "share.version", "streams.version",
-        "transaction.version", "eligible.leader.replicas.version"]
-    assert hash_map_order(["b", "a", "c", "zz", "foo.bar", "metadata.version"]) == [
-        "zz", "a", "b", "c", "foo.bar", "metadata.version"]
-    # 15 keys: the table has grown to 32 buckets
-    assert hash_map_order([f"x{i}" for i in range(1, 16)]) == [
-        "x8", "x9", "x10", "x12", "x1", "x11", "x2", "x14", "x3", "x13", "x4", "x5", "x15", "x6", "x7"]
-    assert [java_string_hash(s) for s in ("metadata.version", "é", "\U0001F600")] == [1098778905, 233, 1772899]
-
-
-def test_timeline_hash_map_order():
-    # six ids grow the table from 2 to 8 slots; a JVM's Fibonacci hashing puts ids 0..5 in slots 0,4,1,6,3,0
-    assert timeline_hash_order([0, 1, 2, 3, 4, 5]) == [0, 5, 2, 4, 1, 3]
-    assert timeline_hash_order([1, 2]) == [2, 1]  # two slots: 1 -> slot 1, 2 -> slot 0
+def test_the_first_broker_lacking_a_level_in_timeline_order_is_the_one_reported():
     state = cluster(21, brokers=(1, 2), supported={"metadata.version": (1, 21)})
     assert refused(judge(state, {"metadata.version": 22})).endswith("Broker 2 only supports versions 1-21")
 
@@ -276,7 +286,7 @@ def test_timeline_hash_map_order():
 
 
 def test_the_real_3_9_cluster_cannot_go_to_3_6_but_can_to_3_8():
-    state = cluster_features_from_path(KRAFT_390)
+    state = cluster_features(load_image(KRAFT_390))
     assert (state.metadata_version, state.node_id, state.quorum_node_ids) == (21, 1, (1,))
     assert state.local_supported == {"kraft.version": (0, 1), "metadata.version": (1, 21)}
     assert refused(judge(state, {"metadata.version": 14}, upgrade_type=SAFE_DOWNGRADE)) == (
@@ -292,7 +302,7 @@ def test_the_real_3_9_cluster_cannot_go_to_3_6_but_can_to_3_8():
 
 
 def test_the_real_3_6_cluster():
-    state = cluster_features_from_path(KRAFT_361)
+    state = cluster_features(load_image(KRAFT_361))
     assert (state.metadata_version, state.brokers, state.controllers) == (14, {1: {"metadata.version": (1, 14)}}, {})
     assert state.epoch == 18565
     verdict = judge(state, {"metadata.version": 12}, upgrade_type=SAFE_DOWNGRADE)
@@ -322,3 +332,21 @@ def test_turning_eligible_leader_replicas_on_moves_min_insync_replicas_to_the_cl
     state.finalized = {"eligible.leader.replicas.version": 1}
     assert appended(judge(state, {"eligible.leader.replicas.version": 0}, upgrade_type=SAFE_DOWNGRADE)) == [
         ("FeatureLevelRecord", "eligible.leader.replicas.version", 0)]
+
+
+def test_the_min_insync_replicas_configs_come_from_the_replayed_image(tmp_path):
+    from kwire.generated import MESSAGES
+    from kwire.metadata.loader import LoadedImage
+    from kwire.metadata.replay import MetadataReplayer
+
+    replayer = MetadataReplayer()
+    replayer.replay(MESSAGES["FeatureLevelRecord"](name="metadata.version", feature_level=26))
+    for name, config, value in [("3", "log.retention.ms", "1"), ("", "min.insync.replicas", "2"),
+                                ("2", "min.insync.replicas", "2"), ("3", "min.insync.replicas", "3"),
+                                ("2", "min.insync.replicas", None)]:  # broker 2's goes, and with it broker 2
+        replayer.replay(MESSAGES["ConfigRecord"](resource_type=4, resource_name=name, name=config, value=value))
+    state = cluster_features(LoadedImage(replayer.image, tmp_path))
+    assert (state.cluster_min_insync_replicas, state.broker_min_insync_replicas, state.brokers_with_configs) == \
+        ("2", {3: "3"}, (3,))
+    assert [(r.message.resource_name, r.message.value) for r in
+            judge(state, {"eligible.leader.replicas.version": 1}).records[:-1]] == [("3", None)]

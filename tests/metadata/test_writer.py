@@ -1,9 +1,12 @@
 """Writing the image as a snapshot at a metadata.version, as Kafka's image writer does.
 
 The reference is Kafka itself: the snapshot a Kafka 3.6.1 node wrote at offset 7111 (its records,
-byte for byte), and the loss messages of Kafka 3.9.0's image classes (``FeaturesImage``,
+byte for byte); the loss messages of Kafka 3.9.0's and 4.2.1's image classes (``FeaturesImage``,
 ``ClusterImage``, ``BrokerRegistration``, ``PartitionRegistration``, ``ScramImage``,
-``DelegationTokenImage``), copied here as the expected strings.
+``DelegationTokenImage``), copied here as the expected strings; and the expectations of Kafka's
+own tests where they have them (``ImageDowngradeTest`` of 3.9.0 and 4.2.1,
+``PartitionRegistrationTest`` and ``DefaultSupportedConfigCheckerTest`` of 4.2.1), their records
+rebuilt here field for field.
 """
 from __future__ import annotations
 
@@ -99,12 +102,6 @@ def test_below_33_iv0_no_feature_level_record_is_written():
     image = load_image(KRAFT_390).image
     names = [r.name for r in write_image(image, 3).records]
     assert "FeatureLevelRecord" not in names and names[0] == "RegisterBrokerRecord"
-
-
-def test_elr_is_written_from_40_iv1_only_when_present():
-    image = _image_with_partition(elr=(2,), last_known_elr=())
-    record = write_image(image, 23, release="4.0").records[2]
-    assert (record.version, record.message.eligible_leader_replicas, record.message.last_known_elr) == (2, [2], None)
 
 
 # ------------------------------------------------------------------------- the writing release
@@ -210,12 +207,6 @@ def test_loss_partition_directories_below_37_iv2():
     assert losses(_image_with_partition(), 16) == []  # MIGRATING directories are no loss
 
 
-def test_loss_elr_below_40_iv1_is_reported_though_kafka_is_silent():
-    image = _image_with_partition(last_known_elr=(1,))
-    (loss,) = write_image(image, 22, release="4.0").losses
-    assert (loss.what, loss.kafka_words) == ("the eligible leader replicas of one or more partitions", False)
-
-
 def test_loss_scram_credentials_below_35_iv2():
     image = _image()
     credential = ScramCredential(b"s", b"k", b"v", 4096)
@@ -260,3 +251,160 @@ def test_kraft_version_and_voters_go_into_the_snapshot_header(tmp_path):
     written = build_image_snapshot(image, write_image(image))
     assert written.kraft_version.kraft_version == 1 and written.voters == voters
     assert written.snapshot_id == SnapshotId(10, 2) and written.header.last_contained_log_timestamp == 4
+
+
+# ------------------------------------------------------------- what Kafka 4.2.1 writes differently
+
+
+def kafka_uuid(text: str) -> uuid.UUID:
+    """``Uuid.fromString``: URL-safe base64 of the 16 bytes."""
+    import base64
+
+    return uuid.UUID(bytes=base64.urlsafe_b64decode(text + "=="))
+
+
+def record(_type: str, _version: int, **fields):
+    from kwire.generated import MESSAGES
+    from kwire.logs.metadata_log import MetadataRecord
+
+    return MetadataRecord(MESSAGES[_type](**fields), _version)
+
+
+def written(records, level: int, release: str):
+    """ImageDowngradeTest.writeWithExpectedLosses: replay ``records``, write at ``level``."""
+    replayer = MetadataReplayer()
+    for r in records:
+        replayer.replay(r.message)
+    out = write_image(replayer.image, level, release=release)
+    return [(r.name, r.version, r.encode_value()) for r in out.records], [loss.what for loss in out.losses]
+
+
+def as_written(records):
+    return [(r.name, r.version, r.encode_value()) for r in records]
+
+
+FOO = kafka_uuid("5JPuABiJTPu2pQjpZWM6_A")
+TOPIC_FOO = record("TopicRecord", 0, name="foo", topic_id=FOO)
+PARTITION_FOO = dict(topic_id=FOO, replicas=[0, 1], isr=[0, 1], leader=0, leader_epoch=1, partition_epoch=2)
+
+
+def mv_record(level: int):
+    return record("FeatureLevelRecord", 0, name="metadata.version", feature_level=level)
+
+
+def broker_123(version: int, **flags):
+    return record("RegisterBrokerRecord", version, broker_id=123, incarnation_id=kafka_uuid("XgjKo16hRWeWrTui0iR5Nw"),
+                  broker_epoch=456, rack=None, fenced=False, in_controlled_shutdown=True, **flags)
+
+
+@pytest.mark.parametrize("release", ["3.9", "4.2"])
+def test_image_downgrade_test_pre_zk_migration_support_version(release):
+    # ImageDowngradeTest.testPreZkMigrationSupportVersion, alike in 3.9.0 and 4.2.1
+    inputs = [mv_record(8), broker_123(2, is_migrating_zk_broker=True), TOPIC_FOO,
+              record("PartitionRecord", 0, **PARTITION_FOO)]
+    assert written(inputs, 7, release) == (
+        as_written([mv_record(7), broker_123(1), TOPIC_FOO, record("PartitionRecord", 0, **PARTITION_FOO)]),
+        ["the isMigratingZkBroker state of one or more brokers"])
+
+
+@pytest.mark.parametrize("release", ["3.9", "4.2"])
+def test_image_downgrade_test_directory_assignment_state(release):
+    # ImageDowngradeTest.testDirectoryAssignmentState: 3.9.0 expects a ZkMigrationStateRecord, 4.2.1 none
+    directories = [kafka_uuid("c7QfSi6xSIGQVh3Qd5RJxA"), kafka_uuid("rWaCHejCRRiptDMvW5Xw0g")]
+    inputs = [mv_record(15), TOPIC_FOO, record("PartitionRecord", 2, **PARTITION_FOO, directories=directories)]
+    zk = [record("ZkMigrationStateRecord", 0, zk_migration_state=0)] if release == "3.9" else []
+    assert written(inputs, 15, release) == (
+        as_written([mv_record(15), *zk, TOPIC_FOO, record("PartitionRecord", 0, **PARTITION_FOO)]),
+        ["the directory assignment state of one or more replicas"])
+
+
+PARTITION_WITH_ELR = dict(
+    replicas=(0, 1, 2, 3, 4), isr=(0, 1), removing_replicas=(), adding_replicas=(), elr=(2, 3), last_known_elr=(4,),
+    leader=0, leader_recovery_state=0, leader_epoch=0, partition_epoch=0,
+    directories=(uuid.UUID(int=1), kafka_uuid("KBJBm9GVRAG9Ffe25odmmg"), uuid.UUID(int=2),  # UNASSIGNED, LOST
+                 kafka_uuid("7DZNT5qBS7yFF7VMMHS7kw"), kafka_uuid("cJGPUZsMSEqbidOLYLOIXg")))
+
+
+def _partition_image(level: int, elr_on: bool, **partition) -> MetadataImage:
+    image = _image(level)
+    if elr_on:
+        image.features.finalized["eligible.leader.replicas.version"] = 1
+    image.topics.by_id[TOPIC] = TopicImage("t", TOPIC, {0: PartitionRegistration(**partition)})
+    return image
+
+
+def _partition_written(image: MetadataImage, release: str = "4.2"):
+    out = write_image(image, release=release)
+    (partition,) = [r for r in out.records if r.name == "PartitionRecord"]
+    return partition, out.losses
+
+
+@pytest.mark.parametrize("level", [16, 17, 23])  # 3.7-IV1, 3.7-IV2, 4.0-IV1
+def test_partition_registration_test_to_record(level):
+    # PartitionRegistrationTest.testPartitionRegistrationToRecord (4.2.1): ELR on from 4.0-IV1
+    partition, found = _partition_written(_partition_image(level, level >= 23, **PARTITION_WITH_ELR))
+    expected = dict(topic_id=TOPIC, partition_id=0, replicas=[0, 1, 2, 3, 4], isr=[0, 1], leader=0,
+                    leader_recovery_state=0, leader_epoch=0, partition_epoch=0)
+    if level >= 23:
+        expected.update(eligible_leader_replicas=[2, 3], last_known_elr=[4])
+    if level >= 17:
+        expected["directories"] = list(PARTITION_WITH_ELR["directories"])
+    assert partition.encode_value() == record("PartitionRecord", partition.version, **expected).encode_value()
+    assert partition.version == {16: 0, 17: 1, 23: 2}[level]
+    assert ("the directory assignment state of one or more replicas" in [loss.what for loss in found]) == (level < 17)
+
+
+def test_partition_registration_test_elr_should_be_null_if_empty():
+    # PartitionRegistrationTest.testPartitionRegistrationToRecord_ElrShouldBeNullIfEmpty (4.2.1)
+    fields = dict(PARTITION_WITH_ELR, elr=(), last_known_elr=(), directories=(uuid.UUID(int=0),) * 5)
+    partition, found = _partition_written(_partition_image(23, False, **fields))
+    assert (partition.version, partition.message.eligible_leader_replicas, partition.message.last_known_elr,
+            found) == (2, None, None, [])
+
+
+def test_a_4x_writer_writes_elr_by_the_feature_and_reports_what_it_drops():
+    # the level alone is not enough for 4.2.1: ELR off, the replicas are dropped without a word from Kafka
+    partition, found = _partition_written(_partition_image(23, False, **PARTITION_WITH_ELR))
+    assert (partition.version, partition.message.eligible_leader_replicas) == (2, None)
+    assert [(loss.what, loss.kafka_words) for loss in found] == [
+        ("the eligible leader replicas of one or more partitions", False)]
+    # ELR on but a level below 4.0-IV1: the record has no field for them
+    _, found = _partition_written(_partition_image(21, True, **PARTITION_WITH_ELR), release="4.2")
+    assert [loss.what for loss in found] == ["the eligible leader replicas of one or more partitions"]
+    # a 3.x writer decides by level alone, and no 3.x level has ELR
+    _, found = _partition_written(_partition_image(21, True, **PARTITION_WITH_ELR), release="3.9")
+    assert [loss.what for loss in found] == ["the eligible leader replicas of one or more partitions"]
+
+
+def test_a_4x_writer_leaves_out_a_kraft_version_feature_level_record():
+    image = _image(21)
+    image.features.finalized = {"kraft.version": 1, "group.version": 1}
+    names = {release: [r.message.name for r in write_image(image, release=release).records
+                       if r.name == "FeatureLevelRecord"] for release in ("3.9", "4.0")}
+    assert sorted(names["3.9"]) == ["group.version", "kraft.version", "metadata.version"]
+    assert names["4.0"] == ["metadata.version", "group.version"]  # KAFKA-18979: skipped on replay, so no loss
+    assert write_image(image, release="4.0").losses == []
+
+
+def test_a_42_writer_leaves_out_the_configs_kafka_421_does_not_define():
+    # DefaultSupportedConfigChecker (4.2.1): topic, group and client-metrics configs by name, any broker config
+    image = _image(21)
+    image.configs.resources = {
+        (2, "foo"): {"segment.bytes": "1048576", "message.format.version": "3.0-IV1", "invalid.topic.config": "x"},
+        (4, "1"): {"listener.name.EXTERNAL.ssl.keystore.location": "/k", "log.cleaner.threads": "2"},
+        (32, "g"): {"consumer.session.timeout.ms": "45000", "invalid.group.config": "y"},
+        (16, "m"): {"interval.ms": "1000"},
+    }
+
+    def configs(release):
+        out = write_image(image, release=release)
+        return sorted((r.message.resource_name, r.message.name) for r in out.records if r.name == "ConfigRecord"), \
+            [(loss.what, loss.kafka_words) for loss in out.losses]
+
+    kept, lost = configs("4.1")
+    assert len(kept) == 8 and lost == []
+    kept, lost = configs("4.2")
+    assert kept == [("1", "listener.name.EXTERNAL.ssl.keystore.location"), ("1", "log.cleaner.threads"),
+                    ("foo", "segment.bytes"), ("g", "consumer.session.timeout.ms"), ("m", "interval.ms")]
+    assert lost == [("the configs Kafka 4.2.1 does not define, which it skips on replay: TOPIC 'foo' "
+                     "(message.format.version, invalid.topic.config), GROUP 'g' (invalid.group.config)", False)]

@@ -106,6 +106,20 @@ def test_zstd_frames_are_concatenated():
     assert decompress(Codec.ZSTD, make(b"one ") + make(b"two")) == b"one two"
 
 
+@pytest.mark.parametrize("declared", [300, 1000])
+def test_a_zstd_frame_that_misstates_its_size_is_an_error(declared):
+    # A frame with its content size declares it in the header: decompressed in one call when it
+    # fits the cap. A false size must fail (as libzstd checks it), not cut or pad the data.
+    data = bytes(range(200)) * 3
+    frame = bytearray(zstandard.ZstdCompressor(write_content_size=True).compress(data))
+    assert frame[4] == 0x60  # single segment, 2-byte content size (stored minus 256) at byte 5
+    assert decompress(Codec.ZSTD, bytes(frame)) == data
+    struct.pack_into("<H", frame, 5, declared - 256)
+    assert zstandard.frame_content_size(bytes(frame)) == declared
+    with pytest.raises(DecodeError, match="zstd data does not decompress"):
+        decompress(Codec.ZSTD, bytes(frame))
+
+
 @pytest.mark.parametrize("codec", [c for c in Codec if c != Codec.NONE], ids=lambda c: c.name.lower())
 def test_truncated_or_garbled_streams_raise_decode_error(codec):
     data = compress(codec, b"".join(b"line %d\n" % i for i in range(3000)))

@@ -28,7 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
                     "files of record batches (a file, or a directory walked recursively) on Spark and "
                     "write one row per record.",
         epilog="Exit status: 0 written, 1 input that does not decode, 2 bad usage.")
-    p.add_argument("path", metavar="PATH", help="a log file or a directory such as a broker's log.dirs")
+    p.add_argument("path", metavar="PATH",
+                   help="a log file or a directory such as a broker's log.dirs; or a URI pyarrow.fs opens "
+                        "(s3://bucket/prefix, gs://..., hdfs://...; S3 configured by the AWS_* variables)")
     p.add_argument("--out", required=True, type=Path, metavar="DIR", help="output directory")
     p.add_argument("--mode", choices=("error", "overwrite"), default="error",
                    help="when --out exists: error (the default) or overwrite it")
@@ -46,9 +48,6 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not os.path.exists(args.path):
-        print(f"kwire decode: {args.path}: no such file or directory", file=sys.stderr)
-        return 2
     if args.out.exists() and args.mode == "error":
         print(f"kwire decode: {args.out} exists; give a new directory or --mode overwrite", file=sys.stderr)
         return 2
@@ -56,12 +55,22 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"kwire decode: {missing}", file=sys.stderr)
         return 2
+    from kwire.spark import storage
     from kwire.spark.logfiles import discover
     from kwire.spark.progress import JobProgress
     from kwire.spark.session import build_session
     from kwire.spark.summary import written_summary
+    from kwire.wire.errors import KwireError
 
-    if not discover(args.path):  # before Spark starts: that takes seconds
+    try:
+        if not storage.exists(args.path):
+            print(f"kwire decode: {args.path}: no such file or directory", file=sys.stderr)
+            return 2
+        found = discover(args.path)
+    except KwireError as exc:  # a URI whose file system cannot be opened or listed
+        print(f"kwire decode: {exc}", file=sys.stderr)
+        return 2
+    if not found:  # before Spark starts: that takes seconds
         print(f"kwire decode: no Kafka log files in {args.path} (looked for *.log segments, *.checkpoint "
               f"snapshots and *.batch files)", file=sys.stderr)
         return 2
@@ -76,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
     if args.skip_undecodable:
         reader = reader.option("skipUndecodable", "true")
     try:
-        frame = reader.load(os.path.abspath(args.path))
+        frame = reader.load(args.path if storage.is_remote(args.path) else os.path.abspath(args.path))
         if args.quiet:
             frame.write.format(args.format).mode(args.mode).save(str(args.out))
         else:

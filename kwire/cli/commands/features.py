@@ -124,10 +124,11 @@ def _describe_live(args: argparse.Namespace) -> int:
 
 
 def _read_state(path: str) -> Any:
-    # TEMPORARY: replaced by the metadata image once kwire has it (issue 15 item 2)
-    from kwire.features.log_state import cluster_features_from_path
+    """The controller's feature state: the metadata image of PATH, replayed as Kafka's loader does."""
+    from kwire.metadata.cluster_features import cluster_features
+    from kwire.metadata.loader import load_image
 
-    return cluster_features_from_path(path)
+    return cluster_features(load_image(path))
 
 
 def requested_levels(args: argparse.Namespace) -> dict[str, int]:

@@ -58,8 +58,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     snap.add_argument("--metadata-version", metavar="MV",
                       help="the level to write at: 3.6-IV2, 3.6 (that release's newest) or 14 (default: the image's)")
     snap.add_argument("--release", metavar="R",
-                      help="the Kafka release whose writer to follow, e.g. 3.6 (default: the release of the "
-                           "image's own metadata.version)")
+                      help="the Kafka release whose writer to follow, 3.3 to 4.2 (3.x as Kafka 3.9.0 writes, "
+                           "4.x as Kafka 4.2.1; default: the release of the image's own metadata.version)")
     snap.add_argument("--unsafe", action="store_true", help="write even when metadata is lost")
     snap.add_argument("--dry-run", action="store_true", help="say what would be written and lost; write nothing")
     snap.add_argument("--json", action="store_true", help="print the outcome as JSON")

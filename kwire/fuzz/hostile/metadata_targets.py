@@ -7,8 +7,9 @@
 * ``metadata:snapshot`` reads a snapshot and checks its header/footer structure;
 * ``metadata:quorum-state`` parses a ``quorum-state`` file (JSON);
 * ``metadata:image`` replays a segment or snapshot into the metadata image (:mod:`kwire.metadata`)
-  and writes it back at its own level and two lower ones, so that records which decode but make
-  no sense (a change to a partition that does not exist, an unknown level) meet the replay rules.
+  and writes it back at its own level and two lower ones, and at its own level as Kafka 4.2.1
+  would, so that records which decode but make no sense (a change to a partition that does not
+  exist, an unknown level) meet the replay rules and both releases' writer rules.
 """
 from __future__ import annotations
 
@@ -77,8 +78,9 @@ def _replay_image(data: bytes) -> None:
     from kwire.metadata.writer import write_image
 
     image = load_image_bytes(data, snapshot=False).image
-    for level in (None, 7, 3):
-        write_image(image, level)
+    # at its own level, 3.3-IV3 and 3.2-IV0 by its own release's rules; at its own level by 4.2.1's
+    for level, release in ((None, None), (7, None), (3, None), (None, "4.2")):
+        write_image(image, level, release=release)
 
 
 #: Batches of a real log fed whole to the image replay: enough to register a broker and create topics.

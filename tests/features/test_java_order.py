@@ -1,16 +1,18 @@
-"""Java's HashMap iteration order, as kwire.metadata.javaorder models it, checked against a real JDK.
+"""Java's map iteration orders, as kwire.features.java_order models them, checked against a real JDK.
 
 The JDK on the machine (Java 17, which Spark needs anyway) builds the same maps the way Kafka's
-image classes build them and prints their order; nothing here is compared with kwire's own output.
+image classes and controller build them and prints their order; nothing here is compared with
+kwire's own output. Kafka's TimelineHashMap order is worked out by hand from ``BaseHashTable``.
 """
 from __future__ import annotations
 
+import itertools
 import random
 import shutil
 import subprocess
 import textwrap
 
-from kwire.metadata import javaorder as order
+from kwire.features import java_order as order
 
 JAVA_PROGRAM = textwrap.dedent("""
     import java.util.*;
@@ -51,7 +53,7 @@ JAVA_PROGRAM = textwrap.dedent("""
     }
 """)
 
-MODES = {"fresh": order.fresh_hash_map_order, "sized": order.sized_copy_order, "copy": order.copied_hash_map_order}
+MODES = {"fresh": order.hash_map_order, "sized": order.sized_copy_order, "copy": order.copied_hash_map_order}
 
 
 def _cases():
@@ -66,7 +68,16 @@ def _cases():
                 [f"k{rng.randrange(10**6)}" for _ in range(size)]
             cases.append((mode, "str", list(dict.fromkeys(keys))))
             cases.append((mode, "int", list(dict.fromkeys(rng.randrange(-5, 3000) for _ in range(size)))))
+        # crowded buckets: a put finding 8 keys in its bucket doubles a table under 64 buckets
+        cases.append((mode, "str", SAME_HASH[:9] + ["a", "b", "metadata.version"]))
+        cases.append((mode, "str", ["x", "y"] + SAME_BUCKET[:9] + ["z"]))
     return cases
+
+
+# "Aa" and "BB" have one String.hashCode, so any word made of them shares it with its like
+SAME_HASH = ["".join(p) for p in itertools.product(("Aa", "BB"), repeat=4)]
+# different hashes, one bucket of a 16-bucket table: they part when it grows
+SAME_BUCKET = [w for w in (f"k{i}" for i in range(2000)) if order._bucket(order.string_hash(w), 16) == 5][:9]
 
 
 def test_hash_map_orders_match_the_jdk(tmp_path):
@@ -87,3 +98,22 @@ def test_hash_map_orders_match_the_jdk(tmp_path):
         assert ours == jdk, (mode, kind, keys)
         if kind == "str":
             assert [str(order.string_hash(k)) for k in keys] == hashes.rstrip(",").split(","), keys
+
+
+def test_hash_map_orders_as_the_jvm_printed_them():
+    # printed by OpenJDK 17: new HashMap<String, Short>() put in this order, keySet() joined
+    assert order.hash_map_order(["metadata.version", "group.version", "transaction.version", "kraft.version",
+                                 "eligible.leader.replicas.version", "share.version", "streams.version"]) == [
+        "group.version", "kraft.version", "metadata.version", "share.version", "streams.version",
+        "transaction.version", "eligible.leader.replicas.version"]
+    # 15 keys: the table has grown to 32 buckets
+    assert order.hash_map_order([f"x{i}" for i in range(1, 16)]) == [
+        "x8", "x9", "x10", "x12", "x1", "x11", "x2", "x14", "x3", "x13", "x4", "x5", "x15", "x6", "x7"]
+    assert [order.java_string_hash(s) for s in ("metadata.version", "é", "\U0001F600")] == [1098778905, 233, 1772899]
+
+
+def test_timeline_hash_map_order():
+    # BaseHashTable: six ids grow the table from 2 to 8 slots; Fibonacci hashing puts ids 0..5 in
+    # slots 0, 4, 1, 6, 3, 0
+    assert order.timeline_hash_order([0, 1, 2, 3, 4, 5]) == [0, 5, 2, 4, 1, 3]
+    assert order.timeline_hash_order([1, 2]) == [2, 1]  # two slots: 1 -> slot 1, 2 -> slot 0

@@ -1,0 +1,168 @@
+"""The two flavours of generated code: pure Python, and the sources ``--compile`` hands to mypyc.
+
+Both flavours share the plan and every step's code (:mod:`.ops`); they differ only where
+compiled code is faster another way, and each such place is one method here:
+
+- the runtime's hot readers (``read_count``, ``read_uuid``, ...): called through
+  ``kwire.wire.primitives`` when pure, imported from the package's compiled copy of
+  ``kwire/wire/struct_base.py`` (``_base``) when compiled, so that no Python frame is entered;
+- a new instance: ``__new__`` plus the defaults no read sets (pure), the native constructor
+  (compiled);
+- fixed-width fields: one ``struct`` call per run (pure), the integer readers of ``_base``
+  (compiled: a few machine instructions each, no tuple);
+- an array of fixed-width structs: ``struct.iter_unpack`` over all rows (pure), each row built
+  directly when it fits (compiled);
+- module-level constants: plain globals (pure: CPython caches the look-up), ``Final`` (compiled:
+  read from a C static instead of the module's dict).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .code import Lines, indent
+
+if TYPE_CHECKING:
+    from .ops import FixedArray, FixedRun, StructArray
+
+# Fixed-width types the compiled flavour reads with the integer readers of kwire.wire.struct_base
+# (float64 keeps struct: compiled arithmetic has no cheaper way to build a double).
+INTEGER_READERS = {"bool": "read_bool", "int8": "read_int8", "int16": "read_int16", "uint16": "read_uint16",
+                   "int32": "read_int32", "uint32": "read_uint32", "int64": "read_int64"}
+
+# The readers generated code calls in hot loops (kwire.wire.struct_base, re-exported by primitives).
+HOT_READERS = ("read_count", "read_length", "read_tag_count", "read_tag_header", "read_uuid")
+
+
+class PurePython:
+    """Generated code as CPython runs it best."""
+
+    name = "pure"
+    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "check_unsupported")
+    header: Lines = []
+    # The annotation of the module-level constants hot code reads (struct helpers, defaults).
+    constant_annotation = ""
+
+    def hot(self, function: str) -> str:
+        """How generated code calls one of the HOT_READERS."""
+        assert function in HOT_READERS, function
+        return f"_w.{function}"
+
+    def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
+                     defaults: list[tuple[str, str]]) -> Lines:
+        """Make ``obj``, an instance of ``cls`` whose every field the reader then sets.
+
+        ``arrays`` are the (attribute, keyed) of the arrays the reader sets, ``defaults`` the
+        (attribute, expression) of fields no read at these versions sets.
+        """
+        return [f"{obj} = {cls}.__new__({cls})"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
+
+    def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
+        return run.read_with_struct(obj)
+
+    def read_short_fixed_array(self, op: FixedArray) -> str:
+        """The expression reading ``op.count`` (< SMALL_ARRAY) elements after the count byte."""
+        return f"[*{op.unpack}[{op.count}](buf, pos + 1)]  # [*t] beats list(t) by a call"
+
+    def read_rows(self, op: StructArray) -> Lines | None:
+        """The elements of an array whose elements are one fixed-width run each (``op.rows``);
+        None reads them one by one."""
+        layout, items, item = op.layout, op.items, op.item
+        cls, width, n = layout.struct.name, layout.row_width, op.count
+        end, rows, row = f"{op.attr}_end", f"{op.attr}_rows", f"{op.attr}_row"
+        targets = [f"{item}.{f.attr_name}" for f in layout.row_fields] + (["_"] if layout.flexible else [])
+        unpacked = f"({targets[0]},)" if len(targets) == 1 else ", ".join(targets)
+        # In flexible versions each row ends with its tagged-field count, which must be 0.
+        no_tags = f" and not any({rows}[{width - 1}::{width}])" if layout.flexible else ""
+        return [f"# Every element is fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
+                "one iter_unpack for all.",
+                f"{end} = pos + {n} * {width}",
+                f"{rows} = buf[pos:{end}]",
+                f"if len({rows}) == {n} * {width}{no_tags}:",
+                f"    for {row} in {op.rows}({rows}):",
+                f"        {item} = {cls}.__new__({cls})",
+                f"        {unpacked} = {row}",
+                f"        {item}.unknown_tagged_fields = ()",
+                f"        {items}.append({item})",
+                f"    pos = {end}",
+                "else:",
+                *indent(op.read_one_by_one())]
+
+
+class Compiled(PurePython):
+    """Generated code shaped for mypyc (``kwire generate --compile``)."""
+
+    name = "compiled"
+    message_imports = ("FieldInfo", "KeyedList", "NEVER", "check_unsupported")
+    header = [
+        "",
+        "from typing import Final",
+        "",
+        "from ._base import (GeneratedStruct, read_bool, read_count, read_int8, read_int16, read_int32, read_int64,",
+        "                    read_length, read_tag_count, read_tag_header, read_uint16, read_uint32, read_uuid)",
+        "",
+        "# Final: compiled code reads Final module constants directly, other globals from a dict.",
+        "_LIST_PLACEHOLDER: Final[list] = []",
+        "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
+    ]
+    constant_annotation = ": Final"
+
+    def hot(self, function: str) -> str:
+        assert function in HOT_READERS, function
+        return function
+
+    def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
+                     defaults: list[tuple[str, str]]) -> Lines:
+        placeholders = ", ".join(f"{attr}={'_KEYED_PLACEHOLDER' if keyed else '_LIST_PLACEHOLDER'}"
+                                 for attr, keyed in arrays)
+        return ["# Compiled, the native constructor is the cheapest way to a complete object; arrays read",
+                "# below get a shared placeholder instead of a new empty list (every path replaces it).",
+                f"{obj} = {cls}({placeholders})"]
+
+    def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
+        reads = integer_reads(run)
+        if reads is None:
+            return run.read_with_struct(obj)
+        return [f"{obj}.{attr} = {read}" for attr, read in reads] + [f"pos += {run.width}"]
+
+    def read_short_fixed_array(self, op: FixedArray) -> str:
+        reader = INTEGER_READERS.get(op.element)
+        if reader is None:
+            return super().read_short_fixed_array(op)
+        return f"[{reader}(buf, pos + 1 + {op.width} * k) for k in range({op.count})]"
+
+    def read_rows(self, op: StructArray) -> Lines | None:
+        layout, item = op.layout, op.item
+        run = layout.row_run
+        reads = integer_reads(run) if run is not None else None
+        if reads is None:
+            return None
+        width = layout.row_width
+        no_tags = f" and buf[pos + {width - 1}] == 0" if layout.flexible else ""
+        arguments = ", ".join(f"{attr}={read}" for attr, read in reads)
+        return [f"# Elements are usually fixed-width{' with an empty tagged section' if layout.flexible else ''}: "
+                "build those directly.",
+                f"for index in range({op.count}):",
+                f"    if pos + {width} <= size{no_tags}:",
+                f"        {item} = {layout.struct.name}({arguments})",
+                f"        pos += {width}",
+                "    else:",
+                f"        {item}, pos = {layout.reader}(buf, pos)",
+                f"    {op.items}.append({item})"]
+
+
+def integer_reads(run: FixedRun) -> list[tuple[str, str]] | None:
+    """(attribute, read expression) of each field of ``run`` with the integer readers, or None
+    when a field of the run has none (float64)."""
+    reads, offset = [], 0
+    for f in run.fields:
+        reader = INTEGER_READERS.get(f.type.name)
+        if reader is None:
+            return None
+        reads.append((f.attr_name, f"{reader}(buf, pos{f' + {offset}' if offset else ''})"))
+        offset += f.type.fixed_width or 0
+    return reads
+
+
+Flavour = PurePython
+PURE = PurePython()
+COMPILED = Compiled()

@@ -1,0 +1,574 @@
+"""The steps a generated reader, writer and sizer take: one class per kind of step.
+
+Each step knows the code that reads, writes and sizes its field(s), and names the runtime
+functions of :mod:`kwire.wire.primitives` it calls in full (``read_compact_string_nn``), so
+that nothing downstream dispatches on a kind or assembles a function name. The plan
+(:mod:`.plan`) decides which step a field becomes and which fast paths it takes; a step only
+writes code for what it was given.
+
+Code comes back as a list of lines at column 0; callers indent. Arguments name the generated
+locals the code works on: ``obj`` holds the struct instance, ``out`` the output buffer,
+``acc`` the running size. Locals a step makes for itself carry its field's attribute name
+(``topics_items``), so that every local has one type (mypy and mypyc need that) and says
+what it holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field as dc_field
+from typing import TYPE_CHECKING, ClassVar
+
+from kwire.wire.primitives import SMALL_ARRAY
+
+from ..model import Field
+from .code import Lines, indent
+
+if TYPE_CHECKING:
+    from .flavours import Flavour
+    from .plan import Layout
+
+# --- the runtime functions of length-prefixed types ------------------------------------------
+
+
+@dataclass(frozen=True)
+class LengthPrefixed:
+    """The kwire.wire.primitives functions of a string or bytes type in one encoding."""
+
+    read: str           # returns None for a null value
+    read_non_null: str  # refuses a null value
+    write: str
+    size: str
+
+
+STRING_FUNCTIONS = {
+    False: LengthPrefixed("read_string", "read_string_nn", "write_string", "string_size"),
+    True: LengthPrefixed("read_compact_string", "read_compact_string_nn", "write_compact_string",
+                         "compact_string_size"),
+}
+BYTES_FUNCTIONS = {
+    False: LengthPrefixed("read_bytes", "read_bytes_nn", "write_bytes", "bytes_size"),
+    True: LengthPrefixed("read_compact_bytes", "read_compact_bytes_nn", "write_compact_bytes",
+                         "compact_bytes_size"),
+}
+
+# The Python type of an array element, for the annotations of the locals that collect them.
+PYTHON_ELEMENT_TYPES = {"string": "str", "bytes": "bytes", "records": "bytes", "uuid": "UUID"}
+
+
+def null_refused(attr: str, value: str) -> Lines:
+    """A writer's refusal of None for a field that is not nullable at these versions."""
+    return [f"if {value} is None:",
+            f'    raise EncodeError("field {attr} is null but not nullable at this version")']
+
+
+# --- steps -----------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Op:
+    """One step of a reader/writer/sizer: one field, or a run of fixed-width fields."""
+
+    fields: list[Field]
+    tag: int | None = dc_field(default=None, kw_only=True)  # set when the field is tagged here
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        """Whether the read's inline fast path compares against the buffer's size (a local)."""
+        return False
+
+    @property
+    def field(self) -> Field:
+        return self.fields[0]
+
+    @property
+    def attr(self) -> str:
+        return self.fields[0].attr_name
+
+    @property
+    def label(self) -> str:
+        """The field path element shown in errors (``topics[]`` for an array of structs)."""
+        return self.attr
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        """Names of the kwire.wire.primitives functions the generated code of this step calls."""
+        return ()
+
+    @property
+    def reports_element_index(self) -> bool:
+        """Whether a failure names the element (``topics[3]``) the read was in."""
+        return False
+
+    def read_step(self, obj: str, flavour: Flavour) -> Lines:
+        """The read, after recording the field (and element) that a failure will name."""
+        lines = [f'field = "{self.label}"']
+        if self.reports_element_index:
+            lines.append("index = -1  # no element yet: an error in the count names the array itself")
+        return lines + self.read(obj, flavour)
+
+    def write_step(self, obj: str, out: str) -> Lines:
+        """The write, after recording the field that a failure will name."""
+        return [f'field = "{self.label}"'] + self.write(obj, out)
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        raise NotImplementedError
+
+    def write(self, obj: str, out: str) -> Lines:
+        raise NotImplementedError
+
+    def size(self, obj: str, acc: str) -> Lines:
+        raise NotImplementedError
+
+    def value(self, obj: str) -> str:
+        return f"{obj}.{self.attr}"
+
+
+@dataclass(eq=False)
+class FixedRun(Op):
+    """Consecutive fixed-width fields, read and written with one precompiled ``struct`` call."""
+
+    fmt: str = ""        # big-endian struct format of the run: ">hhq"
+    width: int = 0       # bytes of the run
+    unpack: str = ""     # the module-level helpers made for this run
+    pack: str = ""
+
+    @property
+    def label(self) -> str:
+        return ", ".join(f.attr_name for f in self.fields)
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        return flavour.read_fixed_run(self, obj)
+
+    def read_with_struct(self, obj: str) -> Lines:
+        """The read through the run's precompiled ``struct``."""
+        targets = ", ".join(f"{obj}.{f.attr_name}" for f in self.fields)
+        if len(self.fields) == 1:
+            targets = f"({targets},)"
+        return [f"{targets} = {self.unpack}(buf, pos)", f"pos += {self.width}"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        return [f"{out} += {self.pack}({', '.join(f'{obj}.{f.attr_name}' for f in self.fields)})"]
+
+    def size(self, obj: str, acc: str) -> Lines:
+        return [f"{acc} += {self.width}"]
+
+
+@dataclass(eq=False)
+class UuidOp(Op):
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        return [f"{self.value(obj)}, pos = {flavour.hot('read_uuid')}(buf, pos)"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        return [f"{out} += _w.uuid_bytes({self.value(obj)})"]
+
+    def size(self, obj: str, acc: str) -> Lines:
+        return [f"{acc} += 16"]
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return ("read_uuid", "uuid_bytes")
+
+
+@dataclass(eq=False)
+class BytesOp(Op):
+    """A length-prefixed bytes field (classic or compact, nullable or not)."""
+
+    compact: bool = False
+    nullable: bool = False
+    functions: ClassVar[dict[bool, LengthPrefixed]] = BYTES_FUNCTIONS
+
+    @property
+    def runtime(self) -> LengthPrefixed:
+        return self.functions[self.compact]
+
+    @property
+    def reader(self) -> str:
+        return self.runtime.read if self.nullable else self.runtime.read_non_null
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return (self.reader, self.runtime.write, self.runtime.size)
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        return [f"{self.value(obj)}, pos = _w.{self.reader}(buf, pos)"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
+        return refuse + [f"_w.{self.runtime.write}({out}, {self.value(obj)})"]
+
+    def size(self, obj: str, acc: str) -> Lines:
+        return [f"{acc} += _w.{self.runtime.size}({self.value(obj)})"]
+
+
+@dataclass(eq=False)
+class StringOp(BytesOp):
+    """A string field; ``short_inline`` reads and writes short compact strings without a call."""
+
+    short_inline: bool = False
+    functions: ClassVar[dict[bool, LengthPrefixed]] = STRING_FUNCTIONS
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.short_inline
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        if not self.short_inline:
+            return super().read(obj, flavour)
+        end, value = f"{self.attr}_end", self.value(obj)
+        # A length byte below 0x80 is the whole varint; 0 (null) and 1 (empty) go the long way.
+        return [f"{end} = pos + buf[pos]",
+                f"if pos < {end} < pos + 0x80 and {end} <= size:  # the usual case: a short string",
+                f"    {value} = buf[pos + 1:{end}].decode()",
+                f"    pos = {end}",
+                "else:",
+                f"    {value}, pos = _w.{self.reader}(buf, pos)"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        if not self.short_inline or self.nullable:
+            return super().write(obj, out)
+        utf8, value = f"{self.attr}_utf8", self.value(obj)
+        return null_refused(self.attr, value) + [
+            f"{utf8} = {value}.encode()",
+            f"if len({utf8}) < 0x7F:  # the usual case: a one-byte length",
+            f"    {out}.append(len({utf8}) + 1)",
+            f"    {out} += {utf8}",
+            "else:",
+            f"    _w.{self.runtime.write}({out}, {value})"]
+
+
+@dataclass(eq=False)
+class RecordsOp(Op):
+    """Record batches: read as a lazy view over the input, written from a view or bytes."""
+
+    compact: bool = False
+    nullable: bool = False
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return ("read_length", "write_records", "records_size")
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        length, value = f"{self.attr}_n", self.value(obj)
+        return [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
+                f"if {length} < 0:",
+                *indent(null_read(self.attr, self.nullable, value)),
+                "else:  # a lazy view of the batches, over the input buffer: no copy",
+                f"    {value} = RecordsView(buf, pos, pos + {length})",
+                f"    pos += {length}"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
+        return refuse + [f"_w.write_records({out}, {self.value(obj)}, {self.compact})"]
+
+    def size(self, obj: str, acc: str) -> Lines:
+        return [f"{acc} += _w.records_size({self.value(obj)}, {self.compact})"]
+
+
+def null_read(attr: str, nullable: bool, value: str) -> Lines:
+    """What a reader does on a null count or length: store None, or refuse it."""
+    if nullable:
+        return [f"{value} = None"]
+    return [f'raise DecodeError("non-nullable field {attr} was null", offset=pos)']
+
+
+@dataclass(eq=False)
+class StructOp(Op):
+    """A nested struct; a nullable one is preceded by a presence byte."""
+
+    target: Layout | None = None  # the nested struct's layout at these versions
+    nullable: bool = False
+
+    @property
+    def layout(self) -> Layout:
+        assert self.target is not None
+        return self.target
+
+    @property
+    def null_marker(self) -> str:
+        """The byte that says "null": 0 in a tagged field, int8 -1 elsewhere (as Kafka writes)."""
+        return "0" if self.tag is not None else "0xFF"
+
+    @property
+    def null_test(self) -> str:
+        """The reader's test of the presence byte: Kafka reads any negative int8 as null."""
+        return "== 0" if self.tag is not None else ">= 0x80"
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        value, reader = self.value(obj), self.layout.reader
+        if not self.nullable:
+            return [f"{value}, pos = {reader}(buf, pos)"]
+        return [f"if buf[pos] {self.null_test}:  # the null marker",
+                f"    {value} = None",
+                "    pos += 1",
+                "else:",
+                f"    {value}, pos = {reader}(buf, pos + 1)"]
+
+    def write(self, obj: str, out: str) -> Lines:
+        value, writer = self.value(obj), self.layout.writer
+        if not self.nullable:
+            return null_refused(self.attr, value) + [f"{writer}({value}, {out})"]
+        return [f"if {value} is None:",
+                f"    {out}.append({self.null_marker})  # the null marker",
+                "else:",
+                f"    {out}.append(1)",
+                f"    {writer}({value}, {out})"]
+
+    def size(self, obj: str, acc: str) -> Lines:
+        value, sizer = self.value(obj), self.layout.sizer
+        if self.nullable:
+            return [f"{acc} += 1 if {value} is None else 1 + {sizer}({value})"]
+        return [f"{acc} += {sizer}({value})"]
+
+
+@dataclass(eq=False)
+class ArrayOp(Op):
+    """What arrays share: the count (classic int32, or compact uvarint n+1) and null handling.
+
+    With ``short_inline`` (compact arrays) a one-byte count is read and written inline; a
+    subclass says how the elements go.
+    """
+
+    compact: bool = False
+    nullable: bool = False
+    short_inline: bool = False
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.short_inline
+
+    @property
+    def reports_element_index(self) -> bool:
+        return True  # elements are read one by one (FixedArray reads them all at once)
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the array is a KeyedList (its elements are structs with map keys)."""
+        return False
+
+    @property
+    def items(self) -> str:
+        return f"{self.attr}_items"
+
+    @property
+    def item(self) -> str:
+        return f"{self.attr}_item"
+
+    @property
+    def count(self) -> str:
+        return f"{self.attr}_n"
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return ("read_count", "write_count", "count_size")
+
+    # reading
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        if not self.short_inline:
+            return self.read_counted(obj, flavour, self.read_count(flavour))
+        n = self.count
+        return self.read_counted(obj, flavour, [
+            f"{n} = buf[pos] - 1",
+            f"if {n} < 0x7F and {n} < size - pos:  # the usual case: a one-byte count that fits",
+            "    pos += 1",
+            "else:",
+            *indent(self.read_count(flavour))])
+
+    def read_count(self, flavour: Flavour) -> Lines:
+        """The count through the runtime (which checks it against the bytes left)."""
+        return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
+
+    def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
+        """``count`` (code that reads the count), then null or the elements."""
+        return [*count,
+                f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
+                "else:", *indent(self.read_elements(obj, flavour))]
+
+    def read_elements(self, obj: str, flavour: Flavour) -> Lines:
+        raise NotImplementedError
+
+    # writing
+    def write(self, obj: str, out: str) -> Lines:
+        items = self.items
+        lines = [f"{items} = {self.value(obj)}", f"if {items} is None:"]
+        if self.nullable:
+            lines.append(f"    _w.write_count({out}, None, {self.compact})")
+        else:
+            lines.append(f'    raise EncodeError("field {self.attr} is null but not nullable at this version")')
+        if self.short_inline:
+            lines += [f"elif len({items}) < {SMALL_ARRAY}:  # the usual case: a short array with a one-byte count",
+                      f"    {out}.append(len({items}) + 1)",
+                      *indent(self.write_short(out))]
+        return lines + ["else:",
+                        f"    _w.write_count({out}, len({items}), {self.compact})",
+                        *indent(self.write_elements(out))]
+
+    def write_short(self, out: str) -> Lines:
+        """The elements of an array shorter than SMALL_ARRAY, after its one-byte count."""
+        return self.write_elements(out)
+
+    def write_elements(self, out: str) -> Lines:
+        raise NotImplementedError
+
+    # sizing
+    def size(self, obj: str, acc: str) -> Lines:
+        items = self.items
+        return [f"{items} = {self.value(obj)}",
+                f"if {items} is None:",
+                f"    {acc} += _w.count_size(None, {self.compact})",
+                "else:",
+                f"    {acc} += _w.count_size(len({items}), {self.compact})",
+                *indent(self.size_elements(acc))]
+
+    def size_elements(self, acc: str) -> Lines:
+        raise NotImplementedError
+
+
+@dataclass(eq=False)
+class FixedArray(ArrayOp):
+    """An array of a fixed-width type. Compact arrays shorter than SMALL_ARRAY read and write
+    with one precompiled ``struct`` per length (``unpack`` / ``pack``, indexed by count)."""
+
+    code: str = ""      # struct code of one element: "i"
+    width: int = 0      # bytes of one element
+    element: str = ""   # the element type: int32
+    unpack: str = ""    # module-level tables of precompiled structs, when short_inline
+    pack: str = ""
+
+    @property
+    def reports_element_index(self) -> bool:
+        return False
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        shared = ("read_fixed_array", "write_fixed_array", "write_count", "count_size")
+        return shared + (("UNPACK_ARRAY", "PACK_ARRAY") if self.short_inline else ("read_count",))
+
+    def read(self, obj: str, flavour: Flavour) -> Lines:
+        if not self.short_inline:
+            return super().read(obj, flavour)
+        # The count byte and the elements in one bound check; anything else takes the long way.
+        n, end, value = self.count, f"{self.attr}_end", self.value(obj)
+        return [f"{n} = buf[pos] - 1",
+                f"{end} = pos + 1 + {n} * {self.width}",
+                f"if 0 <= {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
+                f"    {value} = {flavour.read_short_fixed_array(self)}",
+                f"    pos = {end}",
+                "else:",
+                *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
+
+    def read_elements(self, obj: str, flavour: Flavour) -> Lines:
+        return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']
+
+    def write_short(self, out: str) -> Lines:
+        return [f"{out} += {self.pack}[len({self.items})](*{self.items})"]
+
+    def write_elements(self, out: str) -> Lines:
+        return [f'_w.write_fixed_array({out}, {self.items}, "{self.code}")']
+
+    def size_elements(self, acc: str) -> Lines:
+        return [f"{acc} += {self.width} * len({self.items})"]
+
+
+@dataclass(eq=False)
+class UuidArray(ArrayOp):
+    def read_elements(self, obj: str, flavour: Flavour) -> Lines:
+        return element_loop(self, obj, "UUID", f"{flavour.hot('read_uuid')}(buf, pos)")
+
+    def write_elements(self, out: str) -> Lines:
+        return [f"for {self.item} in {self.items}:", f"    {out} += _w.uuid_bytes({self.item})"]
+
+    def size_elements(self, acc: str) -> Lines:
+        return [f"{acc} += 16 * len({self.items})"]
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        return super().runtime_functions + ("read_uuid", "uuid_bytes")
+
+
+@dataclass(eq=False)
+class BytesArray(ArrayOp):
+    """An array of strings or bytes (no element may be null)."""
+
+    element: str = "bytes"  # string, bytes or records
+
+    @property
+    def element_runtime(self) -> LengthPrefixed:
+        return (STRING_FUNCTIONS if self.element == "string" else BYTES_FUNCTIONS)[self.compact]
+
+    @property
+    def runtime_functions(self) -> tuple[str, ...]:
+        e = self.element_runtime
+        return super().runtime_functions + (e.read_non_null, e.write, e.size)
+
+    def read_elements(self, obj: str, flavour: Flavour) -> Lines:
+        python_type = PYTHON_ELEMENT_TYPES[self.element]
+        return element_loop(self, obj, python_type, f"_w.{self.element_runtime.read_non_null}(buf, pos)")
+
+    def write_elements(self, out: str) -> Lines:
+        item = self.item
+        return [f"for {item} in {self.items}:",
+                f"    if {item} is None:",
+                f'        raise EncodeError("null element in array {self.attr}")',
+                f"    _w.{self.element_runtime.write}({out}, {item})"]
+
+    def size_elements(self, acc: str) -> Lines:
+        return [f"for {self.item} in {self.items}:", f"    {acc} += _w.{self.element_runtime.size}({self.item})"]
+
+
+def element_loop(op: ArrayOp, obj: str, python_type: str, read_one: str) -> Lines:
+    """Read ``op.count`` elements one by one, each with the expression ``read_one``."""
+    return [f"{op.items}: list[{python_type}] = []",
+            f"for index in range({op.count}):",
+            f"    {op.item}, pos = {read_one}",
+            f"    {op.items}.append({op.item})",
+            f"{op.value(obj)} = {op.items}"]
+
+
+@dataclass(eq=False)
+class StructArray(ArrayOp):
+    """An array of structs (a KeyedList when the struct has map keys).
+
+    ``rows`` is set when every element is one fixed-width run (and, in flexible versions, an
+    empty tagged section): the flavour then reads whole rows at once (:meth:`Flavour.read_rows`).
+    """
+
+    target: Layout | None = None
+    rows: str = ""  # the module-level row reader, when the rows fast path applies
+
+    @property
+    def layout(self) -> Layout:
+        assert self.target is not None
+        return self.target
+
+    @property
+    def label(self) -> str:
+        return f"{self.attr}[]"
+
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.short_inline or bool(self.rows)  # the compiled flavour's rows check it
+
+    @property
+    def keyed(self) -> bool:
+        return bool(self.field.struct and self.field.struct.map_key_fields)
+
+    @property
+    def container(self) -> str:
+        return "KeyedList" if self.keyed else "list"
+
+    def read_elements(self, obj: str, flavour: Flavour) -> Lines:
+        empty = "KeyedList()" if self.keyed else "[]"
+        rows = flavour.read_rows(self) if self.rows else None
+        return [f"{self.items}: {self.container}[{self.layout.struct.name}] = {empty}",
+                *(rows if rows is not None else self.read_one_by_one()),
+                f"{self.value(obj)} = {self.items}"]
+
+    def read_one_by_one(self) -> Lines:
+        return [f"for index in range({self.count}):",
+                f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
+                f"    {self.items}.append({self.item})"]
+
+    def write_elements(self, out: str) -> Lines:
+        return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
+
+    def size_elements(self, acc: str) -> Lines:
+        return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]

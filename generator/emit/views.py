@@ -1,0 +1,320 @@
+"""What the templates render: one view per module, struct, field and layout.
+
+A view holds finished pieces of Python source (names, annotations, expressions, the code of
+each step) computed from the plan and the model, so that the templates only place them. Views
+are built eagerly: building them registers the module-level constants (uuid defaults, version
+ranges) that the module's header declares.
+"""
+from __future__ import annotations
+
+import builtins
+import keyword
+import math
+import textwrap
+from pathlib import Path
+from uuid import UUID
+
+from ..model import Field, Message, Struct, snake_case
+from ..versions import MAX_VERSION, Versions
+from .code import block
+from .flavours import Flavour
+from .ops import Op
+from .plan import Layout, MessagePlan, StructPlan
+
+# Locals of the generated functions, which a struct's instance local must not shadow.
+FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "unknown", "tag", "end", "out",
+                             "tagged", "payload", "payload_size", "error", "struct", "other", "k"})
+# Words that read as something else in a codec (a protocol version, a byte offset, a field): a
+# struct whose name ends in one keeps its whole name as its local (api_version, not version).
+AMBIGUOUS_WORDS = frozenset({"version", "versions", "offset", "epoch", "name", "length"})
+# Suffixes of the locals a step makes from its field's attribute name (see .ops).
+STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8")
+TEXT_WIDTH = 92
+COMMENT_WIDTH = 100  # generated lines are long anyway: an about text keeps to one or two
+
+
+class ModuleConstants:
+    """Module-level constants that views ask for by meaning: uuid defaults, version ranges."""
+
+    def __init__(self) -> None:
+        self.uuids: dict[UUID, str] = {}
+        self.ranges: dict[tuple[int, int], str] = {}
+
+    def uuid(self, value: UUID, attr: str) -> str:
+        if value not in self.uuids:
+            name = "_ZERO_UUID" if value.int == 0 else f"_DEFAULT_{attr.upper()}"
+            while name in self.uuids.values():
+                name += "_"
+            self.uuids[value] = name
+        return self.uuids[value]
+
+    def sorted_ranges(self) -> list[tuple[str, tuple[int, int]]]:
+        return sorted(((name, key) for key, name in self.ranges.items()), key=lambda item: item[1])
+
+    def versions(self, v: Versions) -> str:
+        """A name for the range as FieldInfo takes it: ``NEVER``, ``_V3_PLUS``, ``_V0_TO_2``."""
+        if v.empty:
+            return "NEVER"
+        key = (v.lowest, v.highest)
+        if key not in self.ranges:
+            if v.highest == MAX_VERSION:
+                self.ranges[key] = f"_V{v.lowest}_PLUS"
+            elif v.lowest == v.highest:
+                self.ranges[key] = f"_V{v.lowest}_ONLY"
+            else:
+                self.ranges[key] = f"_V{v.lowest}_TO_{v.highest}"
+        return self.ranges[key]
+
+
+# --- Python source of values and annotations -----------------------------------------------------
+
+def default_literal(f: Field, constants: ModuleConstants) -> str:
+    """Python source of the field's default value (struct/array defaults are handled by callers)."""
+    value = f.default_value()
+    if value is None:
+        return "None"
+    if f.type.name == "uuid":
+        return constants.uuid(value, f.attr_name)
+    if f.type.name == "float64" and (math.isnan(value) or math.isinf(value)):
+        return f"float({str(value)!r})"
+    return repr(value)
+
+
+def keyed(f: Field) -> bool:
+    return f.type.is_array and f.struct is not None and bool(f.struct.map_key_fields)
+
+
+def python_type(f: Field, nullable: bool, *, parameter: bool = False) -> str:
+    """The annotation of a field's attribute: what decoding gives (mapKey arrays are KeyedLists).
+
+    As a constructor ``parameter`` any list will do: the constructor makes it a KeyedList.
+    """
+    t = f.type
+    if not t.is_array:
+        base = _py_scalar(t.name)
+    else:
+        container = "KeyedList" if keyed(f) and not parameter else "list"
+        base = f"{container}[{_py_scalar(t.element.name)}]"  # type: ignore[union-attr]
+    return f"{base} | None" if nullable else base
+
+
+def _py_scalar(name: str) -> str:
+    return {
+        "bool": "bool", "int8": "int", "int16": "int", "uint16": "int", "int32": "int", "uint32": "int",
+        "int64": "int", "float64": "float", "string": "str", "bytes": "bytes", "records": "RecordsView | bytes",
+        "uuid": "UUID",
+    }.get(name, name)
+
+
+def versions_note(f: Field) -> str:
+    """``versions 3+, nullable, tag 2``: where the field is on the wire, as the definition says."""
+    v = f.versions
+    notes = [f"version {v}" if v.lowest == v.highest else f"versions {v}"]
+    if not f.nullable_versions.empty:
+        notes.append("nullable" if f.nullable_versions == v else f"nullable {f.nullable_versions}")
+    if not f.tagged_versions.empty:
+        notes.append(f"tag {f.tag}" if f.tagged_versions == v else f"tag {f.tag} in {f.tagged_versions}")
+    if f.map_key:
+        notes.append("map key")
+    if f.ignorable:
+        notes.append("ignorable")
+    return ", ".join(notes)
+
+
+def docstring(text: str) -> str:
+    """Text for a class docstring, wrapped, at the class body's indent."""
+    text = text.replace('"""', "'''").replace("\\", "\\\\")
+    return "\n    ".join(textwrap.wrap(text, TEXT_WIDTH))
+
+
+def tuple_source(items: list[str]) -> str:
+    """A tuple display of ``items`` (Python expressions)."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
+def instance_name(struct: Struct) -> str:
+    """The local that holds an instance of ``struct`` in its generated functions: the last word
+    of its name (``topic`` for MetadataResponseTopic), or the whole name where that is taken."""
+    taken = FUNCTION_LOCALS | AMBIGUOUS_WORDS | set(keyword.kwlist) | set(dir(builtins))
+    taken |= {f.attr_name + suffix for f in struct.fields for suffix in STEP_LOCAL_SUFFIXES}
+    full = snake_case(struct.name)
+    for name in (full.rpartition("_")[2], full, f"{full}_obj"):
+        if name not in taken:
+            return name
+    raise AssertionError(f"no local name for {struct.name}")
+
+
+# --- views ---------------------------------------------------------------------------------------
+
+class FieldView:
+    """One field of a generated class: its annotation, constructor parameter, description."""
+
+    def __init__(self, f: Field, constants: ModuleConstants) -> None:
+        self.field = f
+        self.attr = f.attr_name
+        self.hint = python_type(f, not f.nullable_versions.empty)
+        self.about = textwrap.wrap(f.about, COMMENT_WIDTH - 6)
+        self.versions_note = versions_note(f)
+        self.fresh_default = self._fresh_default(constants)
+        self.lazy_factory = self._lazy_factory()
+        self.param_hint, self.param_default, self.init = self._parameter(constants)
+        self.info = self._field_info(constants)
+        self._default_literal = default_literal(f, constants) if not (f.type.is_array or f.type.is_struct) else ""
+
+    def _fresh_default(self, constants: ModuleConstants) -> str:
+        """An expression giving a new default value (arrays and structs are never shared)."""
+        f, t = self.field, self.field.type
+        if f.has_null_default:
+            return "None"
+        if t.is_array:
+            return "KeyedList()" if keyed(f) else "[]"
+        if t.is_struct:
+            return f"{t.name}()"
+        return default_literal(f, constants)
+
+    def _lazy_factory(self) -> str:
+        """What makes the field's default on first access ('' for defaults set eagerly).
+
+        Pure-Python readers leave absent and untransmitted tagged struct/array fields unset; the
+        base class's ``__getattr__`` calls this factory the first time such a field is read.
+        """
+        f = self.field
+        if f.has_null_default or not (f.type.is_array or f.type.is_struct):
+            return ""
+        if f.type.is_array:
+            return "KeyedList" if keyed(f) else "list"
+        return f.type.name
+
+    def _parameter(self, constants: ModuleConstants) -> tuple[str, str, str]:
+        """(type hint, default, init expression) of the constructor parameter."""
+        f, attr = self.field, self.attr
+        hint = python_type(f, not f.nullable_versions.empty, parameter=True)
+        if not (f.type.is_array or f.type.is_struct):
+            return hint, default_literal(f, constants), attr
+        # None asks for the default, so that no mutable default is ever shared.
+        hint = hint if hint.endswith("| None") else f"{hint} | None"
+        if f.has_null_default:
+            init = attr
+        elif keyed(f):
+            init = f"KeyedList() if {attr} is None else {attr} if type({attr}) is KeyedList else KeyedList({attr})"
+        else:
+            init = f"{self.fresh_default} if {attr} is None else {attr}"
+        return hint, "None", init
+
+    def _field_info(self, constants: ModuleConstants) -> str:
+        """The FieldInfo(...) that describes the field at run time; arguments at their defaults
+        (never nullable, never tagged, not ignorable, null default) are left out."""
+        f = self.field
+        args = [f'attr="{self.attr}"', f'json_name="{f.json_name}"', f'type="{f.type}"',
+                f"versions={constants.versions(f.versions)}"]
+        if not f.nullable_versions.empty:
+            args.append(f"nullable={constants.versions(f.nullable_versions)}")
+        if not f.tagged_versions.empty:
+            args.append(f"tagged={constants.versions(f.tagged_versions)}")
+        if f.tag is not None:
+            args.append(f"tag={f.tag}")
+        if f.ignorable:
+            args.append("ignorable=True")
+        if not f.has_null_default:
+            args.append(f"default={'()' if f.type.is_array or f.type.is_struct else default_literal(f, constants)}")
+        if f.struct is not None:
+            args.append(f"struct={f.struct.name}")
+        if f.map_key:
+            args.append("map_key=True")
+        return f"FieldInfo({', '.join(args)})"
+
+    def differs_from_default(self, value: str) -> str:
+        """A Python condition that is true when ``value`` differs from the field's default."""
+        f, t = self.field, self.field.type
+        if f.has_null_default:
+            return f"{value} is not None"
+        if t.is_array:
+            return f"({value} is None or len({value}) != 0)"
+        if t.is_struct:
+            return f"{value} != {t.name}()"
+        if t.name == "bool":
+            return value if f.default_value() is False else f"not {value}"
+        return f"{value} != {self._default_literal}"
+
+
+class TaggedStep:
+    """One known tagged field of a layout: its tag and the code of its payload."""
+
+    def __init__(self, op: Op, obj: str, present: str, flavour: Flavour) -> None:
+        self.tag, self.attr = op.tag, op.attr
+        self.present = present  # the writer's test: is the value worth sending (not the default)?
+        self.read = block(op.read_step(obj, flavour))
+        self.write = block(op.write_step(obj, "payload"))
+        self.size = block(op.size(obj, "payload_size"))
+
+
+class LayoutView:
+    """The reader, writer and sizer of one layout (versions sharing code) of a struct."""
+
+    def __init__(self, layout: Layout, struct: "StructView", flavour: Flavour) -> None:
+        self.layout = layout
+        obj = self.obj = struct.instance
+        fields = {f.name: view for f, view in zip(struct.struct.fields, struct.fields)}
+        self.struct_name = struct.name
+        self.reader, self.writer, self.sizer = layout.reader, layout.writer, layout.sizer
+        self.versions = layout.version_text
+        self.heading = (f"{struct.name}, version{'s' if len(layout.versions) > 1 else ''} {layout.version_text}"
+                        + (" (flexible)" if layout.flexible else ""))
+        self.flexible = layout.flexible
+        self.reads_buffer_size = layout.reads_buffer_size
+        unset = layout.absent + [op.field for op in layout.tagged]  # fields no read sets here
+        self.new_instance = block(flavour.new_instance(
+            struct.name, obj, arrays=[(op.attr, op.keyed) for op in layout.arrays],
+            defaults=[(f.attr_name, fields[f.name].fresh_default) for f in unset if not fields[f.name].lazy_factory]))
+        self.reads = [block(op.read_step(obj, flavour)) for op in layout.ops]
+        self.writes = [block(op.write_step(obj, "out")) for op in layout.ops]
+        self.sizes = [block(op.size(obj, "size")) for op in layout.sized_ops]
+        self.fixed_size = layout.fixed_size
+        self.tagged = [TaggedStep(op, obj, fields[op.field.name].differs_from_default(op.value(obj)), flavour)
+                       for op in layout.tagged]
+        # Fields this layout lacks: writing a non-default value there is refused unless ignorable.
+        self.refused_absent = [(f.attr_name, fields[f.name].differs_from_default(f"{obj}.{f.attr_name}"))
+                               for f in layout.absent if not f.ignorable]
+
+
+class StructView:
+    """One generated class and its functions."""
+
+    def __init__(self, plan: StructPlan, message: Message, constants: ModuleConstants, flavour: Flavour) -> None:
+        s = self.struct = plan.struct
+        self.name = s.name
+        self.is_message = s is message.struct
+        self.instance = instance_name(s)
+        if self.is_message:
+            key = f", apiKey {message.api_key}" if message.api_key is not None else ""
+            self.doc = docstring(f"Kafka's {message.name} ({message.type}{key}), versions {message.valid_versions}, "
+                                 f"flexible versions {message.flexible_versions}.")
+        else:
+            self.doc = docstring(s.about or f"The {s.name} structure of {message.name}.")
+        present = [v for v, layout in enumerate(plan.table) if layout is not None]
+        self.valid_versions = (present[0], present[-1]) if present else (1, 0)
+        self.fields = [FieldView(f, constants) for f in s.fields]
+        self.layouts = [LayoutView(layout, self, flavour) for layout in plan.layouts]
+        self.readers = tuple_source([layout.reader if layout else "None" for layout in plan.table])
+        self.writers = tuple_source([layout.writer if layout else "None" for layout in plan.table])
+        self.sizers = tuple_source([layout.sizer if layout else "None" for layout in plan.table])
+        self.lazy_defaults = [(f.attr, f.lazy_factory) for f in self.fields if f.lazy_factory]
+        self.map_keys = tuple_source([f'"{f.attr_name}"' for f in s.map_key_fields]) if s.map_key_fields else ""
+
+
+class ModuleView:
+    """The generated module of one definition."""
+
+    def __init__(self, message: Message, flavour: Flavour, source: str | None = None) -> None:
+        plan = MessagePlan(message)
+        self.message = message
+        self.flavour = flavour
+        self.source = source or Path(message.source).name
+        self.about = (f"{message.type.capitalize()} message, versions {message.valid_versions}, "
+                      f"flexible versions {message.flexible_versions}.")
+        self.constants = ModuleConstants()
+        self.structs = [StructView(sp, message, self.constants, flavour) for sp in plan.structs]
+        self.helpers = plan.helpers
+        self.has_records = any(f.type.name == "records" for sp in plan.structs for f in sp.struct.fields)
+        self.api_key = message.api_key
+        self.flexible_from = message.flexible_versions.lowest if not message.flexible_versions.empty else None

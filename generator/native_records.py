@@ -1,0 +1,154 @@
+"""Build the compiled record column decoder: ``kwire/records/_column_decoder_mypyc*.so``.
+
+``python -m kwire.generator.native_records`` (what ``make native`` and ``make test`` run) compiles
+:mod:`kwire.records.column_decoder` with mypyc as the module ``kwire.records._column_decoder_mypyc``
+and puts the extension files beside the source, where :mod:`kwire.records.columns` finds them.
+The compiled copy differs from the source in two lines: ``COMPILED = True`` and ``BUILT_FROM``,
+the source's SHA-256, by which :mod:`kwire.records.columns` refuses a stale build.
+
+Builds are cached under ``build/record-decoder/<key>/`` (the key hashes the source, mypy's version
+and the Python that builds), so a second run only checks that the installed files are the cached
+ones: well under a second. A build takes about ten seconds. Without mypyc or a C compiler nothing
+is built and kwire uses the same decoder as plain Python; the command says so and exits 0.
+"""
+from __future__ import annotations
+
+import argparse
+import filecmp
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import kwire
+
+from .native_build import CompileFailed, CompileUnavailable, check_toolchain, compiled_extensions, extension_suffix
+
+PACKAGE_DIR = Path(kwire.__file__).resolve().parent / "records"
+SOURCE = PACKAGE_DIR / "column_decoder.py"
+MODULE = "_column_decoder_mypyc"
+DEFAULT_CACHE = Path("build") / "record-decoder"
+
+_SETUP = """\
+from setuptools import setup
+from mypyc.build import mypycify
+
+setup(name="kwire-record-decoder", ext_modules=mypycify({args!r}, opt_level="3", debug_level="0"))
+"""
+
+
+def compiled_source(source: bytes) -> str:
+    """The text mypyc compiles: the source with ``COMPILED = True`` and its digest appended."""
+    text = source.decode("utf-8")
+    if text.count("\nCOMPILED = False\n") != 1:
+        raise CompileFailed(f"{SOURCE} has no single 'COMPILED = False' line to switch", "")
+    digest = hashlib.sha256(source).hexdigest()
+    return text.replace("\nCOMPILED = False\n", "\nCOMPILED = True\n") + f'\nBUILT_FROM = "{digest}"\n'
+
+
+def build_key(source: bytes) -> str:
+    import mypy.version
+
+    digest = hashlib.sha256(source)
+    digest.update(f"{mypy.version.__version__} {sys.version} {extension_suffix()}".encode())
+    return digest.hexdigest()[:20]
+
+
+def installed_files(package_dir: Path = PACKAGE_DIR) -> list[Path]:
+    return [p for p in compiled_extensions(package_dir) if p.name.startswith(MODULE)]
+
+
+def build(cache: Path = DEFAULT_CACHE, *, install_dir: Path = PACKAGE_DIR, log=print) -> list[Path]:
+    """Compile (or take from ``cache``) and install the extension files; return the installed paths.
+
+    Raises CompileUnavailable without mypyc or a C compiler, CompileFailed when the build fails.
+    """
+    check_toolchain()
+    source = SOURCE.read_bytes()
+    built = cache.resolve() / build_key(source)
+    if not built.is_dir():
+        log(f"compiling {SOURCE.name} with mypyc (about ten seconds) ...")
+        _compile(source, built)
+    wanted = sorted(built.glob("*" + extension_suffix()))
+    current = installed_files(install_dir)
+    if [p.name for p in current] != [p.name for p in wanted] or not all(
+            filecmp.cmp(a, b, shallow=False) for a, b in zip(current, wanted)):
+        for path in current:
+            path.unlink()
+        for path in wanted:
+            temporary = install_dir / f".{path.name}.{os.getpid()}"
+            shutil.copy2(path, temporary)
+            os.replace(temporary, install_dir / path.name)  # atomic: a concurrent import sees old or new
+        log(f"installed {', '.join(p.name for p in wanted)} in {install_dir}")
+    return [install_dir / p.name for p in wanted]
+
+
+def _compile(source: bytes, built: Path) -> None:
+    staging = built.with_name(f"{built.name}.tmp{os.getpid()}")
+    shutil.rmtree(staging, ignore_errors=True)
+    package = staging / "kwire" / "records"
+    package.mkdir(parents=True)
+    # Stand-in packages: mypy reads kwire's own imports (the error classes) as Any, which costs
+    # nothing on an error path.
+    (staging / "kwire" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / f"{MODULE}.py").write_text(compiled_source(source))
+    args = ["--ignore-missing-imports", "--always-true=COMPILED", f"kwire/records/{MODULE}.py"]
+    (staging / "setup.py").write_text(_SETUP.format(args=args))
+    proc = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=staging,
+                          capture_output=True, text=True)
+    log_text = proc.stdout + proc.stderr
+    if proc.returncode != 0:
+        (staging / "build.log").write_text(log_text)
+        raise CompileFailed(f"compiling the record decoder failed (exit {proc.returncode}); "
+                            f"see {staging / 'build.log'}", log_text)
+    extensions = sorted(package.glob("*" + extension_suffix()))
+    if not extensions:
+        raise CompileFailed("the build of the record decoder produced no extension module", log_text)
+    result = staging / "result"
+    result.mkdir()
+    for path in extensions:
+        shutil.copy2(path, result / path.name)
+    if built.parent.is_dir():
+        for old in built.parent.iterdir():  # builds of older sources (not another process's staging)
+            if old.name != built.name and ".tmp" not in old.name:
+                shutil.rmtree(old, ignore_errors=True)
+    built.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(result, built)
+    except OSError:  # another process installed the same build first
+        if not built.is_dir():
+            raise
+    shutil.rmtree(staging, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m kwire.generator.native_records",
+        description="Compile kwire's record column decoder with mypyc and install it beside its source.")
+    parser.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="build cache (default: %(default)s)")
+    parser.add_argument("--remove", action="store_true", help="remove the installed build (back to plain Python)")
+    parser.add_argument("-q", "--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    say = (lambda _message: None) if args.quiet else print
+    if args.remove:
+        for path in installed_files():
+            path.unlink()
+            say(f"removed {path}")
+        return 0
+    try:
+        build(args.cache, log=say)
+    except CompileUnavailable as exc:
+        print(f"record decoder not compiled: {exc}", file=sys.stderr)
+        return 0
+    except CompileFailed as exc:
+        print(f"error: {exc}\n{exc.log[-3000:]}", file=sys.stderr)
+        return 1
+    say(f"record decoder: compiled ({MODULE})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

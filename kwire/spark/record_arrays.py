@@ -1,0 +1,52 @@
+"""Arrow arrays over the buffers of :class:`kwire.records.columns.RecordColumns`, without copying.
+
+The column decoder lays its buffers out as Arrow does, so each array is ``pa.Array.from_buffers``
+over ``pa.py_buffer`` views of them: the record columns of :data:`schemas.RECORD_SCHEMA`
+(offset, timestamp, key, value, headers) cost a few microseconds per set of rows, whatever
+their number.
+"""
+from __future__ import annotations
+
+import pyarrow as pa
+
+from kwire.spark import schemas
+
+HEADERS_TYPE = schemas.RECORD_SCHEMA.field("headers").type
+RECORD_COLUMNS = ("offset", "timestamp", "key", "value", "headers")
+
+
+def _buffer(data: bytes | None) -> pa.Buffer | None:
+    return None if data is None else pa.py_buffer(data)
+
+
+def record_arrays(columns) -> dict[str, pa.Array]:
+    """The record columns of ``columns``' rows; rows that stand for no record are null in all."""
+    rows = columns.rows
+    present = _buffer(columns.row_validity)
+    missing = columns.null_rows
+    headers = columns.header_count
+    header_keys = pa.Array.from_buffers(
+        pa.string(), headers, [None, pa.py_buffer(columns.header_key_ends), pa.py_buffer(columns.header_key_data)],
+        null_count=0)
+    header_values = pa.Array.from_buffers(
+        pa.binary(), headers,
+        [_buffer(columns.header_value_validity), pa.py_buffer(columns.header_value_ends),
+         pa.py_buffer(columns.header_value_data)],
+        null_count=columns.header_value_nulls)
+    entries = pa.Array.from_buffers(schemas.HEADER_TYPE, headers, [None], null_count=0,
+                                    children=[header_keys, header_values])
+    return {
+        "offset": pa.Array.from_buffers(pa.int64(), rows, [present, pa.py_buffer(columns.offsets)], null_count=missing),
+        "timestamp": pa.Array.from_buffers(
+            pa.int64(), rows, [present, pa.py_buffer(columns.timestamps)], null_count=missing),
+        "key": pa.Array.from_buffers(
+            pa.binary(), rows,
+            [_buffer(columns.key_validity), pa.py_buffer(columns.key_ends), pa.py_buffer(columns.key_data)],
+            null_count=columns.key_nulls),
+        "value": pa.Array.from_buffers(
+            pa.binary(), rows,
+            [_buffer(columns.value_validity), pa.py_buffer(columns.value_ends), pa.py_buffer(columns.value_data)],
+            null_count=columns.value_nulls),
+        "headers": pa.Array.from_buffers(HEADERS_TYPE, rows, [present, pa.py_buffer(columns.header_ends)],
+                                         null_count=missing, children=[entries]),
+    }

@@ -1,0 +1,315 @@
+"""The emitter's decisions, one at a time: which versions share a layout, which step each field
+becomes and which fast path it takes, the code a step writes, the names and version ranges the
+module declares. The end-to-end tests (golden vectors, kio, captured frames) prove the bytes;
+these pin down why the generated code looks the way it does, on small hand-made definitions.
+"""
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from kwire.generator.emit import render_message
+from kwire.generator.emit.flavours import COMPILED, HOT_READERS, PURE
+from kwire.generator.emit.ops import (BytesArray, BytesOp, FixedArray, FixedRun, RecordsOp, StringOp, StructArray,
+                                      StructOp, UuidArray, UuidOp)
+from kwire.generator.emit.plan import MessagePlan
+from kwire.generator.emit.views import ModuleConstants, instance_name, tuple_source, versions_note
+from kwire.generator.loader import load_definitions, load_text
+from kwire.generator.versions import MAX_VERSION, NONE, Versions
+from kwire.wire import primitives, struct_base
+from tests.paths import MESSAGE_DEFS
+
+SAMPLE = """{
+  "apiKey": 90, "type": "response", "name": "SampleResponse",
+  "validVersions": "0-5", "flexibleVersions": "3+",
+  "fields": [
+    {"name": "ThrottleTimeMs", "type": "int32", "versions": "0+", "about": "Milliseconds held back."},
+    {"name": "ErrorCode", "type": "int16", "versions": "0+"},
+    {"name": "Name", "type": "string", "versions": "0+", "nullableVersions": "4+"},
+    {"name": "Blob", "type": "bytes", "versions": "0+"},
+    {"name": "Gone", "type": "int64", "versions": "0-1", "ignorable": true},
+    {"name": "Epoch", "type": "int32", "versions": "2+", "default": -1},
+    {"name": "Ids", "type": "[]int32", "versions": "0+"},
+    {"name": "Weights", "type": "[]float64", "versions": "0+"},
+    {"name": "Labels", "type": "[]string", "versions": "0+"},
+    {"name": "Dirs", "type": "[]uuid", "versions": "2+"},
+    {"name": "TopicId", "type": "uuid", "versions": "2+"},
+    {"name": "Records", "type": "records", "versions": "0+", "nullableVersions": "0+"},
+    {"name": "Points", "type": "[]Point", "versions": "0+", "fields": [
+      {"name": "X", "type": "int32", "versions": "0+", "mapKey": true},
+      {"name": "Y", "type": "int16", "versions": "0+"}
+    ]},
+    {"name": "Notes", "type": "[]Note", "versions": "0+", "fields": [
+      {"name": "Text", "type": "string", "versions": "0+"}
+    ]},
+    {"name": "Leader", "type": "Point2", "versions": "0+", "nullableVersions": "0+", "default": "null", "fields": [
+      {"name": "Id", "type": "int32", "versions": "0+"}
+    ]},
+    {"name": "Hint", "type": "Hint", "versions": "3+", "taggedVersions": "3+", "tag": 0,
+     "nullableVersions": "3+", "default": "null", "fields": [
+      {"name": "Level", "type": "int8", "versions": "0+"}
+    ]},
+    {"name": "Cursor", "type": "int64", "versions": "5+", "taggedVersions": "5+", "tag": 1, "default": -1}
+  ]
+}"""
+
+
+@pytest.fixture(scope="module")
+def sample():
+    return load_text(SAMPLE, "SampleResponse.json")
+
+
+@pytest.fixture(scope="module")
+def plan(sample) -> MessagePlan:
+    return MessagePlan(sample)
+
+
+def layouts(plan: MessagePlan, struct: str) -> list:
+    return next(sp for sp in plan.structs if sp.struct.name == struct).layouts
+
+
+def layout_at(plan: MessagePlan, struct: str, version: int):
+    return next(sp for sp in plan.structs if sp.struct.name == struct).table[version]
+
+
+def op_of(layout, attr: str):
+    return next(op for op in layout.ops + layout.tagged if attr in [f.attr_name for f in op.fields])
+
+
+# --- layout grouping ----------------------------------------------------------------------------
+
+def test_versions_share_a_layout_until_a_field_or_the_encoding_changes(plan) -> None:
+    # Gone leaves after 1, Epoch/Dirs/TopicId arrive at 2, flexible from 3, Name nullable from 4,
+    # the tagged Cursor from 5: every change starts a layout.
+    assert [g.versions for g in layouts(plan, "SampleResponse")] == [[0, 1], [2], [3], [4], [5]]
+    assert [g.suffix for g in layouts(plan, "SampleResponse")] == ["v0_1", "v2", "v3", "v4", "v5"]
+    assert [g.version_text for g in layouts(plan, "SampleResponse")] == ["0-1", "2", "3", "4", "5"]
+
+
+def test_a_nested_struct_splits_only_where_its_own_encoding_does(plan) -> None:
+    # Point's fields never change; only the flexible encoding (tagged-field count) does.
+    assert [g.versions for g in layouts(plan, "Point")] == [[0, 1, 2], [3, 4, 5]]
+    assert layout_at(plan, "Point", 4) is layout_at(plan, "Point", 3)
+    assert [g.flexible for g in layouts(plan, "Point")] == [False, True]
+
+
+def test_versions_that_are_not_neighbours_share_a_layout() -> None:
+    message = load_text("""{"apiKey": 91, "type": "request", "name": "GapRequest", "validVersions": "0-2",
+      "flexibleVersions": "none", "fields": [
+        {"name": "A", "type": "int32", "versions": "0+"},
+        {"name": "OnlyOne", "type": "int8", "versions": "1", "ignorable": true}]}""", "GapRequest.json")
+    groups = layouts(MessagePlan(message), "GapRequest")
+    assert [g.versions for g in groups] == [[0, 2], [1]]
+    assert [g.suffix for g in groups] == ["v0_2", "v1"] and groups[0].version_text == "0,2"
+    assert [f.name for f in groups[0].absent] == ["OnlyOne"]
+
+
+def test_consecutive_fixed_width_fields_coalesce_into_one_run(plan) -> None:
+    v0, v2 = layout_at(plan, "SampleResponse", 0), layout_at(plan, "SampleResponse", 2)
+    first = v0.ops[0]
+    assert isinstance(first, FixedRun) and [f.name for f in first.fields] == ["ThrottleTimeMs", "ErrorCode"]
+    assert (first.fmt, first.width) == (">ih", 6)
+    # Gone (int64) stands between Blob and Ids at v0-1; Epoch takes its place at 2.
+    assert [f.name for f in op_of(v0, "gone").fields] == ["Gone"] and op_of(v0, "gone").fmt == ">q"
+    assert op_of(v2, "epoch").fmt == ">i" and "gone" in [f.attr_name for f in v2.absent]
+    assert v0.fixed_size == 6 + 8 and v2.fixed_size == 6 + 4
+
+
+def test_tagged_fields_leave_the_runs_and_go_in_tag_order(plan) -> None:
+    v5 = layout_at(plan, "SampleResponse", 5)
+    assert [op.tag for op in v5.tagged] == [0, 1]
+    assert [op.attr for op in v5.tagged] == ["hint", "cursor"]
+    assert all(op.tag is None for op in v5.ops)
+
+
+# --- which step, which fast path ------------------------------------------------------------------
+
+@pytest.mark.parametrize(("version", "attr", "kind", "compact", "nullable", "short_inline"), [
+    (0, "name", StringOp, False, False, False),
+    (3, "name", StringOp, True, False, True),     # compact strings: the short-string fast path
+    (4, "name", StringOp, True, True, True),
+    (3, "blob", BytesOp, True, False, None),      # bytes have no inline path (not a StringOp)
+    (0, "ids", FixedArray, False, False, False),
+    (3, "ids", FixedArray, True, False, True),    # compact arrays: one-byte counts inline
+    (3, "labels", BytesArray, True, False, True),
+    (3, "dirs", UuidArray, True, False, True),
+    (0, "records", RecordsOp, False, True, None),
+    (0, "points", StructArray, False, False, False),
+    (3, "notes", StructArray, True, False, True),
+])
+def test_each_field_becomes_its_step(plan, version, attr, kind, compact, nullable, short_inline) -> None:
+    op = op_of(layout_at(plan, "SampleResponse", version), attr)
+    assert type(op) is kind
+    assert (op.compact, op.nullable) == (compact, nullable)
+    if short_inline is not None:
+        assert op.short_inline is short_inline
+
+
+def test_arrays_of_fixed_width_structs_read_as_rows(plan) -> None:
+    v0, v3 = layout_at(plan, "SampleResponse", 0), layout_at(plan, "SampleResponse", 3)
+    assert op_of(v0, "points").rows == "_rows_Point_v0_2" and op_of(v3, "points").rows == "_rows_Point_v3_5"
+    assert layout_at(plan, "Point", 0).row_format == ">ih"
+    assert layout_at(plan, "Point", 3).row_format == ">ihB"  # and the empty tagged section
+    assert (layout_at(plan, "Point", 0).row_width, layout_at(plan, "Point", 3).row_width) == (6, 7)
+    assert op_of(v0, "notes").rows == ""  # a string: not fixed-width
+    assert plan.helpers["_rows_Point_v3_5"] == 'struct.Struct(">ihB").iter_unpack'
+
+
+def test_the_null_marker_of_a_struct_depends_on_whether_it_is_tagged(plan) -> None:
+    v5 = layout_at(plan, "SampleResponse", 5)
+    leader, hint = op_of(v5, "leader"), op_of(v5, "hint")
+    assert isinstance(leader, StructOp) and isinstance(hint, StructOp)
+    assert (leader.null_marker, leader.null_test) == ("0xFF", ">= 0x80")  # int8 -1
+    assert (hint.null_marker, hint.null_test) == ("0", "== 0")  # a tagged struct: Kafka writes 0
+    assert hint.read("response", PURE)[0] == "if buf[pos] == 0:  # the null marker"
+    assert leader.write("response", "out")[1] == "    out.append(0xFF)  # the null marker"
+
+
+def test_only_layouts_with_inline_checks_keep_the_buffer_size(plan) -> None:
+    assert not layout_at(plan, "Hint", 3).reads_buffer_size
+    assert not layout_at(plan, "Note", 0).reads_buffer_size  # classic string: a plain call
+    assert layout_at(plan, "Note", 3).reads_buffer_size      # compact string: inline length check
+    assert layout_at(plan, "SampleResponse", 0).reads_buffer_size  # rows of Point
+
+
+# --- the code a step writes ------------------------------------------------------------------------
+
+def test_a_compact_string_reads_short_values_inline(plan) -> None:
+    op = op_of(layout_at(plan, "SampleResponse", 3), "name")
+    assert op.read("response", PURE) == [
+        "name_end = pos + buf[pos]",
+        "if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string",
+        "    response.name = buf[pos + 1:name_end].decode()",
+        "    pos = name_end",
+        "else:",
+        "    response.name, pos = _w.read_compact_string_nn(buf, pos)",
+    ]
+    nullable = op_of(layout_at(plan, "SampleResponse", 4), "name")
+    assert nullable.read("response", PURE)[-1] == "    response.name, pos = _w.read_compact_string(buf, pos)"
+    assert nullable.write("response", "out") == ["_w.write_compact_string(out, response.name)"]  # None allowed
+    assert op.write("response", "out")[:2] == [
+        "if response.name is None:",
+        '    raise EncodeError("field name is null but not nullable at this version")']
+
+
+def test_classic_and_compact_encodings_call_their_runtime_functions(plan) -> None:
+    classic, compact = layout_at(plan, "SampleResponse", 0), layout_at(plan, "SampleResponse", 3)
+    assert op_of(classic, "name").runtime_functions == ("read_string_nn", "write_string", "string_size")
+    assert op_of(compact, "blob").runtime_functions == ("read_compact_bytes_nn", "write_compact_bytes",
+                                                        "compact_bytes_size")
+    assert op_of(classic, "blob").size("response", "size") == ["size += _w.bytes_size(response.blob)"]
+    assert op_of(compact, "labels").write_elements("out")[-1] == "    _w.write_compact_string(out, labels_item)"
+    assert op_of(classic, "records").read("response", PURE)[0] == \
+        "records_n, pos = _w.read_length(buf, pos, False)"
+
+
+def test_every_runtime_function_a_step_names_exists() -> None:
+    named = set()
+    for message in load_definitions([MESSAGE_DEFS]):
+        for sp in MessagePlan(message).structs:
+            for layout in sp.layouts:
+                for op in layout.ops + layout.tagged:
+                    named.update(op.runtime_functions)
+    assert {"read_compact_string_nn", "write_compact_bytes", "read_uuid", "records_size", "UNPACK_ARRAY"} <= named
+    missing = sorted(name for name in named if not hasattr(primitives, name))
+    assert missing == []
+    # the hot readers also exist in the module compiled builds copy in as _base
+    assert all(inspect.isfunction(getattr(struct_base, name)) for name in HOT_READERS)
+
+
+def test_the_compiled_flavour_reads_integers_without_struct(plan) -> None:
+    run = layout_at(plan, "SampleResponse", 0).ops[0]
+    assert PURE.read_fixed_run(run, "response") == [
+        "response.throttle_time_ms, response.error_code = _unpack_SampleResponse_throttle_time_ms_error_code(buf, pos)",
+        "pos += 6"]
+    assert COMPILED.read_fixed_run(run, "response") == [
+        "response.throttle_time_ms = read_int32(buf, pos)",
+        "response.error_code = read_int16(buf, pos + 4)",
+        "pos += 6"]
+    assert PURE.hot("read_count") == "_w.read_count" and COMPILED.hot("read_count") == "read_count"
+
+
+def test_float64_keeps_struct_in_the_compiled_flavour(plan) -> None:
+    weights, ids = (op_of(layout_at(plan, "SampleResponse", 3), a) for a in ("weights", "ids"))
+    assert COMPILED.read_short_fixed_array(weights) == PURE.read_short_fixed_array(weights) == \
+        "[*_unpack_float64s[weights_n](buf, pos + 1)]  # [*t] beats list(t) by a call"
+    assert COMPILED.read_short_fixed_array(ids) == "[read_int32(buf, pos + 1 + 4 * k) for k in range(ids_n)]"
+
+
+def test_rows_are_unpacked_at_once_when_pure_and_built_one_by_one_when_compiled(plan) -> None:
+    points = op_of(layout_at(plan, "SampleResponse", 3), "points")
+    pure = PURE.read_rows(points)
+    assert "    for points_row in _rows_Point_v3_5(points_rows):" in pure
+    assert "if len(points_rows) == points_n * 7 and not any(points_rows[6::7]):" in pure
+    compiled = COMPILED.read_rows(points)
+    assert "    if pos + 7 <= size and buf[pos + 6] == 0:" in compiled
+    assert "        points_item = Point(x=read_int32(buf, pos), y=read_int16(buf, pos + 4))" in compiled
+
+
+# --- names and version ranges -----------------------------------------------------------------------
+
+@pytest.mark.parametrize(("versions", "name"), [
+    (Versions(0, MAX_VERSION), "_V0_PLUS"), (Versions(3, MAX_VERSION), "_V3_PLUS"), (Versions(0, 2), "_V0_TO_2"),
+    (Versions(5, 5), "_V5_ONLY"), (NONE, "NEVER"),
+])
+def test_version_ranges_have_names(versions, name) -> None:
+    constants = ModuleConstants()
+    assert constants.versions(versions) == name
+    assert constants.sorted_ranges() == ([] if versions.empty else [(name, (versions.lowest, versions.highest))])
+
+
+def test_version_notes_say_where_a_field_is_on_the_wire(sample) -> None:
+    notes = {f.name: versions_note(f) for f in sample.fields}
+    assert notes["ThrottleTimeMs"] == "versions 0+"
+    assert notes["Gone"] == "versions 0-1, ignorable"
+    assert notes["Name"] == "versions 0+, nullable 4+"
+    assert notes["Records"] == "versions 0+, nullable"
+    assert notes["Hint"] == "versions 3+, nullable, tag 0"
+    assert notes["Cursor"] == "versions 5+, tag 1"
+    assert versions_note(sample.fields[12].struct.fields[0]) == "versions 0+, map key"
+
+
+def test_helpers_are_named_after_the_fields_they_read(plan) -> None:
+    assert "_unpack_SampleResponse_throttle_time_ms_error_code" in plan.helpers
+    assert plan.helpers["_pack_Point_x_y"] == 'struct.Struct(">ih").pack'
+    assert plan.helpers["_unpack_int32s"] == '_w.UNPACK_ARRAY["i"]'  # short int32 arrays, by count
+
+
+def test_instance_locals_say_what_they_hold(sample) -> None:
+    structs = {s.name: s for s in sample.all_structs() + [sample.struct]}
+    assert instance_name(structs["SampleResponse"]) == "response"
+    assert instance_name(structs["Point"]) == "point"
+    assert instance_name(structs["Point2"]) == "point2"
+    taken = load_text("""{"type": "data", "name": "BufferSize", "validVersions": "0", "flexibleVersions": "none",
+      "fields": [{"name": "Size", "type": "int32", "versions": "0+"}]}""", "BufferSize.json")
+    assert instance_name(taken.struct) == "buffer_size"  # "size" is the sizer's running total
+    api = load_text("""{"type": "data", "name": "ApiVersion", "validVersions": "0", "flexibleVersions": "none",
+      "fields": [{"name": "ApiKey", "type": "int16", "versions": "0+"}]}""", "ApiVersion.json")
+    assert instance_name(api.struct) == "api_version"  # "version" would read as the protocol version
+
+
+def test_tuples_are_written_as_python_reads_them() -> None:
+    assert tuple_source(["a"]) == "(a,)" and tuple_source(["a", "b"]) == "(a, b)"
+
+
+# --- the module as a whole --------------------------------------------------------------------------
+
+def test_the_module_describes_each_field_and_runs(sample) -> None:
+    source = render_message(sample)
+    assert "    # Milliseconds held back.\n    throttle_time_ms: int  # versions 0+\n" in source
+    assert "    cursor: int  # versions 5+, tag 1\n" in source
+    assert ('    FieldInfo(attr="hint", json_name="hint", type="Hint", versions=_V3_PLUS, nullable=_V3_PLUS, '
+            'tagged=_V3_PLUS, tag=0, struct=Hint),') in source
+    namespace: dict = {}
+    exec(compile(source, "sample_response.py", "exec"), namespace)
+    cls = namespace["SampleResponse"]
+    hint = next(f for f in cls.FIELDS if f.attr == "hint")
+    assert (hint.versions, hint.nullable, hint.tagged, hint.tag, hint.default) == ((3, MAX_VERSION),) * 3 + (0, None)
+    gone = next(f for f in cls.FIELDS if f.attr == "gone")
+    assert (gone.nullable, gone.tagged, gone.ignorable) == ((1, 0), (1, 0), True)
+    obj = cls(name="k", ids=[1, 2], points=[namespace["Point"](x=1, y=2)])
+    for version in range(6):
+        assert cls.decode(obj.encode(version), version) == obj
+    obj.cursor = 7  # tagged, at 5 only
+    assert cls.decode(obj.encode(5), 5) == obj and obj.encode(5).endswith(bytes([1, 1, 8]) + (7).to_bytes(8, "big"))
