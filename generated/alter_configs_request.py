@@ -33,9 +33,9 @@ class AlterableConfig(GeneratedStruct):
     NAME = "AlterableConfig"
     VALID_VERSIONS = (0, 2)
 
-    # Name.
+    # Config key, for example retention.ms.
     name: str  # versions 0+, map key
-    # Value.
+    # New value of the key; null leaves the key without an override.
     value: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -78,11 +78,11 @@ class AlterConfigsResource(GeneratedStruct):
     NAME = "AlterConfigsResource"
     VALID_VERSIONS = (0, 2)
 
-    # Type of the resource.
+    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker).
     resource_type: int  # versions 0+, map key
-    # Name of the resource.
+    # Topic name, or broker id in decimal; an empty name means the cluster-wide default for brokers.
     resource_name: str  # versions 0+, map key
-    # List of configs.
+    # The complete new set of config overrides for the resource.
     configs: KeyedList[AlterableConfig]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -132,9 +132,9 @@ class AlterConfigsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # List of resources.
+    # Resources whose dynamic configs are replaced.
     resources: KeyedList[AlterConfigsResource]  # versions 0+
-    # When true, only check the request and change nothing.
+    # When true the broker only checks the change and applies nothing.
     validate_only: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -42,19 +42,21 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 3)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 when the change was committed; for example
+    # INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # Broker id of the leader.
+    # Node id of the partition's leader after the change.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Leader epoch after the change.
     leader_epoch: int  # versions 0+
-    # Broker ids of the in-sync replicas.
+    # Broker ids of the in-sync replicas the controller committed.
     isr: list[int]  # versions 0+
-    # Leader recovery state.
+    # 0 when recovered, 1 while recovering after an unclean leader election (KIP-704).
     leader_recovery_state: int  # versions 1+, ignorable
-    # Partition epoch.
+    # Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper version
+    # under a ZooKeeper controller).
     partition_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -117,11 +119,11 @@ class TopicData(GeneratedStruct):
     NAME = "TopicData"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic.
+    # Name of the topic (v0-v1).
     topic_name: str  # versions 0-1, ignorable
-    # Unique id of the topic.
+    # Id of the topic (v2+).
     topic_id: UUID  # versions 2+, ignorable
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -173,9 +175,9 @@ class AlterPartitionResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER.
     error_code: int  # versions 0+
-    # Topics covered.
+    # Results grouped by topic, one entry per topic of the request.
     topics: list[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

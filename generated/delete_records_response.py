@@ -35,11 +35,13 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
     NAME = "DeleteRecordsPartitionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+, map key
-    # Low watermark.
+    # Log start offset of the partition after the deletion (the lowest offset still readable); -1 on
+    # error.
     low_watermark: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or POLICY_VIOLATION
+    # on a compacted topic.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -86,9 +88,9 @@ class DeleteRecordsTopicResult(GeneratedStruct):
     NAME = "DeleteRecordsTopicResult"
     VALID_VERSIONS = (0, 2)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: KeyedList[DeleteRecordsPartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -136,7 +138,7 @@ class DeleteRecordsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Topics covered.
+    # Results by topic, one entry per topic of the request.
     topics: KeyedList[DeleteRecordsTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

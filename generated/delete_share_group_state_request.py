@@ -35,7 +35,7 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -74,9 +74,9 @@ class DeleteStateData(GeneratedStruct):
     NAME = "DeleteStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic whose state is deleted.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -122,9 +122,9 @@ class DeleteShareGroupStateRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group.
+    # Id of the share group whose state is deleted.
     group_id: str  # versions 0+
-    # Topics covered.
+    # Topics with share-partitions whose state is deleted.
     topics: list[DeleteStateData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -31,9 +31,9 @@ class DescribableLogDirTopic(GeneratedStruct):
     NAME = "DescribableLogDirTopic"
     VALID_VERSIONS = (1, 5)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions to report.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,7 +79,7 @@ class DescribeLogDirsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 5)
 
-    # Topics covered.
+    # Partitions to report, by topic; null to report every replica on the broker.
     topics: KeyedList[DescribableLogDirTopic] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

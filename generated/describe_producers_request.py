@@ -31,9 +31,9 @@ class TopicRequest(GeneratedStruct):
     NAME = "TopicRequest"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # List of partition indexes.
+    # Indexes of the topic's partitions to describe.
     partition_indexes: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,7 +79,7 @@ class DescribeProducersRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Topics covered.
+    # Partitions to describe, by topic.
     topics: list[TopicRequest]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
