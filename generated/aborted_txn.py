@@ -34,13 +34,14 @@ class AbortedTxn(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Producer whose transaction was aborted.
+    # Producer id of the transaction that was aborted; records of this producer in the range are
+    # skipped by read_committed consumers.
     producer_id: int  # versions 0+
-    # Offset of the transaction's first record in the partition.
+    # Offset of the first record the aborted transaction wrote to this partition.
     first_offset: int  # versions 0+
-    # Offset of the abort marker that ended the transaction.
+    # Offset of the abort marker (control record) that closed the transaction.
     last_offset: int  # versions 0+
-    # The partition's last stable offset when the abort was written.
+    # Last stable offset of the partition at the time the abort marker was written.
     last_stable_offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -41,21 +41,25 @@ class AccessControlEntryRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Identifier of this ACL, unique in the cluster.
+    # Uuid the controller gave this ACL binding; RemoveAccessControlEntryRecord names it to delete
+    # the binding.
     id: UUID  # versions 0+
-    # Kind of resource the ACL protects.
+    # Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
+    # transactional id, 6 delegation token, 7 user).
     resource_type: int  # versions 0+
-    # Name (or name pattern) of the protected resource.
+    # Name of the protected resource, or the prefix of names when PatternType is prefixed; "*"
+    # matches every resource of the type.
     resource_name: str  # versions 0+
-    # How ResourceName is matched (literal, prefixed, ...).
+    # How ResourceName is matched, as a PatternType code (3 literal, 4 prefixed).
     pattern_type: int  # versions 0+
-    # Principal the ACL applies to.
+    # Principal the binding applies to, written type:name (for example User:alice); User:* matches
+    # every user.
     principal: str  # versions 0+
-    # Host the ACL applies to.
+    # Client host the binding applies to; "*" means any host.
     host: str  # versions 0+
-    # Operation code (AclOperation) being allowed or denied.
+    # Operation allowed or denied, as an AclOperation code (for example 2 all, 3 read, 4 write).
     operation: int  # versions 0+
-    # Whether the operation is allowed or denied (AclPermissionType).
+    # 3 to allow the operation, 2 to deny it (AclPermissionType); a deny binding wins over an allow.
     permission_type: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

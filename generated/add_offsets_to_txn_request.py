@@ -34,13 +34,14 @@ class AddOffsetsToTxnRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
 
-    # Transactional id of the producer.
+    # The producer's transactional.id, which names the transaction and picks its coordinator.
     transactional_id: str  # versions 0+
-    # Producer id.
+    # Producer id the coordinator gave this transactional id (from InitProducerId).
     producer_id: int  # versions 0+
-    # Epoch of the producer id.
+    # Epoch of the producer id; a stale epoch means a newer producer instance fenced this one.
     producer_epoch: int  # versions 0+
-    # Id of the group.
+    # Consumer group whose offsets the producer will commit inside the transaction (with
+    # TxnOffsetCommit).
     group_id: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

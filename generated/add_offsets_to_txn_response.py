@@ -36,7 +36,8 @@ class AddOffsetsToTxnResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS while a previous commit is still
+    # being completed, or PRODUCER_FENCED.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

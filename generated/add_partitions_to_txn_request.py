@@ -35,9 +35,9 @@ class AddPartitionsToTxnTopic(GeneratedStruct):
     NAME = "AddPartitionsToTxnTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name.
+    # Name of the topic whose partitions join the transaction.
     name: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of this topic's partitions that join the transaction.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -73,22 +73,24 @@ class AddPartitionsToTxnTopic(GeneratedStruct):
 
 
 class AddPartitionsToTxnTransaction(GeneratedStruct):
-    """List of transactions."""
+    """Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
+    coordinator)."""
 
     __slots__ = ("transactional_id", "producer_id", "producer_epoch", "verify_only", "topics", "unknown_tagged_fields")
 
     NAME = "AddPartitionsToTxnTransaction"
     VALID_VERSIONS = (4, 5)
 
-    # Transactional id of the producer.
+    # Transactional id of the producer whose transaction is meant.
     transactional_id: str  # versions 4+, map key
-    # Producer id.
+    # Producer id the transactional id currently holds.
     producer_id: int  # versions 4+
-    # Epoch of the producer id.
+    # Producer epoch the sender saw; the coordinator rejects a stale one.
     producer_epoch: int  # versions 4+
-    # Flag: verify only.
+    # When true, the coordinator only checks that the partitions are already part of the transaction
+    # and adds nothing (a leader verifying a transactional write).
     verify_only: bool  # versions 4+
-    # Topics covered.
+    # Partitions to add (or verify), grouped by topic.
     topics: KeyedList[AddPartitionsToTxnTopic]  # versions 4+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -146,15 +148,16 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
 
-    # List of transactions.
+    # Transactions a broker asks about, each with its own producer and partitions (v4+, broker to
+    # coordinator).
     transactions: KeyedList[AddPartitionsToTxnTransaction]  # versions 4+
-    # V3 and below transactional id.
+    # Transactional id of the producer sending the request (v0-v3, producer to coordinator).
     v3_and_below_transactional_id: str  # versions 0-3
-    # V3 and below producer id.
+    # Producer id the transactional id currently holds (v0-v3).
     v3_and_below_producer_id: int  # versions 0-3
-    # V3 and below producer epoch.
+    # Producer epoch of the sender (v0-v3); a stale epoch is fenced.
     v3_and_below_producer_epoch: int  # versions 0-3
-    # List of v3 and below topics.
+    # Partitions the producer is about to write to, grouped by topic (v0-v3).
     v3_and_below_topics: KeyedList[AddPartitionsToTxnTopic]  # versions 0-3
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

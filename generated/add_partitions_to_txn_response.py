@@ -37,9 +37,10 @@ class AddPartitionsToTxnPartitionResult(GeneratedStruct):
     NAME = "AddPartitionsToTxnPartitionResult"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
-    # Partition error code.
+    # Outcome for this partition, 0 on success; for example CONCURRENT_TRANSACTIONS, or
+    # OPERATION_NOT_ATTEMPTED when another partition of the request failed.
     partition_error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,9 +83,9 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
     NAME = "AddPartitionsToTxnTopicResult"
     VALID_VERSIONS = (0, 5)
 
-    # Name.
+    # Name of the topic these partition results belong to.
     name: str  # versions 0+, map key
-    # List of results by partition.
+    # Outcome for each partition of the topic.
     results_by_partition: KeyedList[AddPartitionsToTxnPartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -120,16 +121,16 @@ class AddPartitionsToTxnTopicResult(GeneratedStruct):
 
 
 class AddPartitionsToTxnResult(GeneratedStruct):
-    """List of results by transaction."""
+    """Results for each transaction of a v4+ request."""
 
     __slots__ = ("transactional_id", "topic_results", "unknown_tagged_fields")
 
     NAME = "AddPartitionsToTxnResult"
     VALID_VERSIONS = (4, 5)
 
-    # Transactional id of the producer.
+    # Transactional id this result belongs to.
     transactional_id: str  # versions 4+, map key
-    # List of topic results.
+    # Results of that transaction's partitions, by topic.
     topic_results: KeyedList[AddPartitionsToTxnTopicResult]  # versions 4+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -178,11 +179,11 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error affecting the whole batch (v4+), 0 if none; per-partition problems are reported below.
     error_code: int  # versions 4+, ignorable
-    # List of results by transaction.
+    # Results for each transaction of a v4+ request.
     results_by_transaction: KeyedList[AddPartitionsToTxnResult]  # versions 4+
-    # List of results by topic v3 and below.
+    # Results of the single transaction of a v0-v3 request, by topic.
     results_by_topic_v3_and_below: KeyedList[AddPartitionsToTxnTopicResult]  # versions 0-3
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

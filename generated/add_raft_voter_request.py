@@ -31,18 +31,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """List of listeners."""
+    """Endpoints on which the new voter accepts Raft requests, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name.
+    # Host name or IP address of the endpoint.
     host: str  # versions 0+
-    # Port number.
+    # TCP port of the endpoint.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -92,15 +92,16 @@ class AddRaftVoterRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Id of the cluster.
+    # Cluster id the sender expects the receiver to belong to, or null to skip that check.
     cluster_id: str | None  # versions 0+, nullable
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds the leader may spend adding the voter before it answers with a timeout.
     timeout_ms: int  # versions 0+
-    # Voter id.
+    # Node id of the controller to add as a voter.
     voter_id: int  # versions 0+
-    # Voter directory id.
+    # Directory id of the new voter's metadata log directory; with VoterId it tells one incarnation
+    # of the controller from another.
     voter_directory_id: UUID  # versions 0+
-    # List of listeners.
+    # Endpoints on which the new voter accepts Raft requests, one per listener name.
     listeners: KeyedList[Listener]  # versions 0+
     # True: answer once the new voter set is committed; false: once the leader has written it
     # locally.

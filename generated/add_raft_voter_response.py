@@ -36,7 +36,8 @@ class AddRaftVoterResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 when the voter was added; for example DUPLICATE_VOTER, NOT_LEADER_OR_FOLLOWER, or
+    # REQUEST_TIMED_OUT.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable, ignorable

@@ -34,9 +34,10 @@ class AllocateProducerIdsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the broker.
+    # Node id of the broker asking for producer ids.
     broker_id: int  # versions 0+
-    # Broker epoch.
+    # Registration epoch of the asking broker; the controller refuses a stale one (-1 when not
+    # known).
     broker_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,11 +36,11 @@ class AllocateProducerIdsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # Producer id start.
+    # First producer id of the block given to the broker.
     producer_id_start: int  # versions 0+
-    # Producer id len.
+    # How many consecutive producer ids the block holds, starting at ProducerIdStart.
     producer_id_len: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

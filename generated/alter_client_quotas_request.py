@@ -26,16 +26,16 @@ _pack_AlterClientQuotasRequest_validate_only = struct.Struct(">?").pack
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components that together name the quota entity, for example user alice with client id app-1."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Entity type.
+    # Kind of the component: "user", "client-id" or "ip".
     entity_type: str  # versions 0+
-    # Entity name.
+    # Name of the user, client id or IP; null means the default entity of that type.
     entity_name: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,18 +71,18 @@ class EntityData(GeneratedStruct):
 
 
 class OpData(GeneratedStruct):
-    """List of ops."""
+    """Quota values to set or remove for this entity."""
 
     __slots__ = ("key", "value", "remove", "unknown_tagged_fields")
 
     NAME = "OpData"
     VALID_VERSIONS = (0, 1)
 
-    # Key.
+    # Quota name, for example producer_byte_rate, consumer_byte_rate or request_percentage.
     key: str  # versions 0+
-    # Value.
+    # New value of the quota; ignored when Remove is true.
     value: float  # versions 0+
-    # Flag: remove.
+    # When true the quota is removed for the entity and Value is ignored; otherwise Value is set.
     remove: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -122,16 +122,16 @@ class OpData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Quota changes, one entry per quota entity."""
 
     __slots__ = ("entity", "ops", "unknown_tagged_fields")
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # List of entity.
+    # Components that together name the quota entity, for example user alice with client id app-1.
     entity: list[EntityData]  # versions 0+
-    # List of ops.
+    # Quota values to set or remove for this entity.
     ops: list[OpData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -177,9 +177,9 @@ class AlterClientQuotasRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # List of entries.
+    # Quota changes, one entry per quota entity.
     entries: list[EntryData]  # versions 0+
-    # When true, only check the request and change nothing.
+    # When true the broker only checks the changes and applies none of them.
     validate_only: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

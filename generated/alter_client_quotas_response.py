@@ -26,16 +26,16 @@ _pack_AlterClientQuotasResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components naming the quota entity, as in the request."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Entity type.
+    # Kind of the component: "user", "client-id" or "ip".
     entity_type: str  # versions 0+
-    # Entity name.
+    # Name of the user, client id or IP; null for the default entity of that type.
     entity_name: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,18 +71,19 @@ class EntityData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Outcome for each quota entity of the request."""
 
     __slots__ = ("error_code", "error_message", "entity", "unknown_tagged_fields")
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this entity, 0 on success; for example INVALID_REQUEST for an unknown quota key or
+    # entity type.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
-    # List of entity.
+    # Components naming the quota entity, as in the request.
     entity: list[EntityData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -134,7 +135,7 @@ class AlterClientQuotasResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # List of entries.
+    # Outcome for each quota entity of the request.
     entries: list[EntryData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

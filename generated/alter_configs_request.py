@@ -26,16 +26,16 @@ _pack_AlterConfigsRequest_validate_only = struct.Struct(">?").pack
 
 
 class AlterableConfig(GeneratedStruct):
-    """List of configs."""
+    """The complete new set of config overrides for the resource."""
 
     __slots__ = ("name", "value", "unknown_tagged_fields")
 
     NAME = "AlterableConfig"
     VALID_VERSIONS = (0, 2)
 
-    # Name.
+    # Config key, for example retention.ms.
     name: str  # versions 0+, map key
-    # Value.
+    # New value of the key; null leaves the key without an override.
     value: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,18 +71,18 @@ class AlterableConfig(GeneratedStruct):
 
 
 class AlterConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose dynamic configs are replaced."""
 
     __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
 
     NAME = "AlterConfigsResource"
     VALID_VERSIONS = (0, 2)
 
-    # Type of the resource.
+    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker).
     resource_type: int  # versions 0+, map key
-    # Name of the resource.
+    # Topic name, or broker id in decimal; an empty name means the cluster-wide default for brokers.
     resource_name: str  # versions 0+, map key
-    # List of configs.
+    # The complete new set of config overrides for the resource.
     configs: KeyedList[AlterableConfig]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -132,9 +132,9 @@ class AlterConfigsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # List of resources.
+    # Resources whose dynamic configs are replaced.
     resources: KeyedList[AlterConfigsResource]  # versions 0+
-    # When true, only check the request and change nothing.
+    # When true the broker only checks the change and applies nothing.
     validate_only: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

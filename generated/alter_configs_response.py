@@ -28,20 +28,21 @@ _pack_AlterConfigsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class AlterConfigsResourceResponse(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each resource of the request."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "unknown_tagged_fields")
 
     NAME = "AlterConfigsResourceResponse"
     VALID_VERSIONS = (0, 2)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this resource, 0 on success; for example INVALID_CONFIG or
+    # TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
-    # Type of the resource.
+    # Kind of resource, as in the request (2 topic, 4 broker).
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Name of the resource, as in the request.
     resource_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -97,7 +98,7 @@ class AlterConfigsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One response per item of the request.
+    # Outcome for each resource of the request.
     responses: list[AlterConfigsResourceResponse]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

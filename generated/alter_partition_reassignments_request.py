@@ -30,16 +30,17 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class ReassignablePartition(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of this topic to move or whose move is cancelled."""
 
     __slots__ = ("partition_index", "replicas", "unknown_tagged_fields")
 
     NAME = "ReassignablePartition"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker ids of the replicas.
+    # Broker ids of the replicas the partition should end up on, preferred leader first; null
+    # cancels the reassignment in progress.
     replicas: list[int] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -75,16 +76,16 @@ class ReassignablePartition(GeneratedStruct):
 
 
 class ReassignableTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with partitions to move."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "ReassignableTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of this topic to move or whose move is cancelled.
     partitions: list[ReassignablePartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -131,11 +132,12 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds the controller may take to accept the reassignments before answering with a
+    # timeout.
     timeout_ms: int  # versions 0+
-    # Flag: allow replication factor change.
+    # When false, a reassignment that would change a partition's number of replicas is refused.
     allow_replication_factor_change: bool  # versions 1+
-    # Topics covered.
+    # Topics with partitions to move.
     topics: list[ReassignableTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

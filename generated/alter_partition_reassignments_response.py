@@ -28,18 +28,19 @@ _pack_AlterPartitionReassignmentsResponse_throttle_time_ms_to_error_code = struc
 
 
 class ReassignablePartitionResponse(GeneratedStruct):
-    """Partitions covered."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "ReassignablePartitionResponse"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example NO_REASSIGNMENT_IN_PROGRESS when
+    # cancelling nothing, or INVALID_REPLICA_ASSIGNMENT.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing this partition's failure, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,16 +80,16 @@ class ReassignablePartitionResponse(GeneratedStruct):
 
 
 class ReassignableTopicResponse(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "ReassignableTopicResponse"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Outcome for each partition of the topic.
     partitions: list[ReassignablePartitionResponse]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -137,13 +138,14 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Flag: allow replication factor change.
+    # Whether the request allowed changes of the replication factor, as the controller understood
+    # it.
     allow_replication_factor_change: bool  # versions 1+, ignorable
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the request-wide failure, or null.
     error_message: str | None  # versions 0+, nullable
-    # One response per item of the request.
+    # Outcome for each topic of the request.
     responses: list[ReassignableTopicResponse]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

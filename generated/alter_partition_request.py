@@ -38,16 +38,17 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class BrokerState(GeneratedStruct):
-    """List of new isr with epochs."""
+    """Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a
+    replica that restarted since is not admitted."""
 
     __slots__ = ("broker_id", "broker_epoch", "unknown_tagged_fields")
 
     NAME = "BrokerState"
     VALID_VERSIONS = (3, 3)
 
-    # Id of the broker.
+    # Node id of the replica.
     broker_id: int  # versions 3+
-    # Broker epoch.
+    # Broker epoch of the replica as the leader saw it, or -1 when the leader cannot tell.
     broker_epoch: int  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,24 +84,27 @@ class BrokerState(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose ISR is to change."""
 
     __slots__ = ("partition_index", "leader_epoch", "new_isr", "new_isr_with_epochs", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 3)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Epoch of the leader.
+    # Leader epoch of the sender; the controller refuses changes from an older leadership.
     leader_epoch: int  # versions 0+
-    # List of new isr.
+    # Broker ids of the proposed in-sync replicas (v0-v2).
     new_isr: list[int]  # versions 0-2
-    # List of new isr with epochs.
+    # Proposed in-sync replicas with the broker epoch each had when it caught up (v3+), so a replica
+    # that restarted since is not admitted.
     new_isr_with_epochs: list[BrokerState]  # versions 3+
-    # Leader recovery state.
+    # 0 when the partition has recovered, 1 while it is still recovering after an unclean leader
+    # election (KIP-704).
     leader_recovery_state: int  # versions 1+
-    # Partition epoch.
+    # Partition epoch the leader's view is based on; the controller answers INVALID_UPDATE_VERSION
+    # if it has moved on (the ZooKeeper version under a ZooKeeper controller).
     partition_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -152,18 +156,18 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with partitions whose ISR is to change."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic.
+    # Name of the topic (v0-v1).
     topic_name: str  # versions 0-1, ignorable
-    # Unique id of the topic.
+    # Id of the topic (v2+).
     topic_id: UUID  # versions 2+, ignorable
-    # Partitions covered.
+    # Partitions of the topic whose ISR is to change.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -213,11 +217,12 @@ class AlterPartitionRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 3)
 
-    # Id of the broker.
+    # Node id of the leader broker sending the request.
     broker_id: int  # versions 0+
-    # Broker epoch.
+    # Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
+    # known).
     broker_epoch: int  # versions 0+
-    # Topics covered.
+    # Topics with partitions whose ISR is to change.
     topics: list[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

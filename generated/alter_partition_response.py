@@ -35,26 +35,28 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "isr", "leader_recovery_state", "partition_epoch", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 3)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 when the change was committed; for example
+    # INVALID_UPDATE_VERSION or FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # Broker id of the leader.
+    # Node id of the partition's leader after the change.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Leader epoch after the change.
     leader_epoch: int  # versions 0+
-    # Broker ids of the in-sync replicas.
+    # Broker ids of the in-sync replicas the controller committed.
     isr: list[int]  # versions 0+
-    # Leader recovery state.
+    # 0 when recovered, 1 while recovering after an unclean leader election (KIP-704).
     leader_recovery_state: int  # versions 1+, ignorable
-    # Partition epoch.
+    # Partition epoch after the change, for the leader's next AlterPartition (a ZooKeeper version
+    # under a ZooKeeper controller).
     partition_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -110,18 +112,18 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results grouped by topic, one entry per topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic.
+    # Name of the topic (v0-v1).
     topic_name: str  # versions 0-1, ignorable
-    # Unique id of the topic.
+    # Id of the topic (v2+).
     topic_id: UUID  # versions 2+, ignorable
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -173,9 +175,9 @@ class AlterPartitionResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example STALE_BROKER_EPOCH or NOT_CONTROLLER.
     error_code: int  # versions 0+
-    # Topics covered.
+    # Results grouped by topic, one entry per topic of the request.
     topics: list[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -24,16 +24,16 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class AlterReplicaLogDirTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas to move into this directory."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "AlterReplicaLogDirTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions whose replica moves into this directory.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -69,16 +69,16 @@ class AlterReplicaLogDirTopic(GeneratedStruct):
 
 
 class AlterReplicaLogDir(GeneratedStruct):
-    """List of dirs."""
+    """Destination log directories, each with the replicas to move into it."""
 
     __slots__ = ("path", "topics", "unknown_tagged_fields")
 
     NAME = "AlterReplicaLogDir"
     VALID_VERSIONS = (1, 2)
 
-    # Path.
+    # Absolute path of the destination log directory on the broker.
     path: str  # versions 0+, map key
-    # Topics covered.
+    # Topics with replicas to move into this directory.
     topics: KeyedList[AlterReplicaLogDirTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -124,7 +124,7 @@ class AlterReplicaLogDirsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
 
-    # List of dirs.
+    # Destination log directories, each with the replicas to move into it.
     dirs: KeyedList[AlterReplicaLogDir]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

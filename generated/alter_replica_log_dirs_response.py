@@ -28,16 +28,16 @@ _pack_AlterReplicaLogDirsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class AlterReplicaLogDirPartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
 
     NAME = "AlterReplicaLogDirPartitionResult"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this replica, 0 on success; for example LOG_DIR_NOT_FOUND or KAFKA_STORAGE_ERROR.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -73,16 +73,16 @@ class AlterReplicaLogDirPartitionResult(GeneratedStruct):
 
 
 class AlterReplicaLogDirTopicResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "AlterReplicaLogDirTopicResult"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Partitions covered.
+    # Outcome for each partition of the topic.
     partitions: list[AlterReplicaLogDirPartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -131,7 +131,7 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome for each topic of the request.
     results: list[AlterReplicaLogDirTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

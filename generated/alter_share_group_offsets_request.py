@@ -25,16 +25,16 @@ _rows_AlterShareGroupOffsetsRequestPartition_v0 = struct.Struct(">iqB").iter_unp
 
 
 class AlterShareGroupOffsetsRequestPartition(GeneratedStruct):
-    """Partitions of the topic to change."""
+    """Partitions of the topic whose start offset is changed."""
 
     __slots__ = ("partition_index", "start_offset", "unknown_tagged_fields")
 
     NAME = "AlterShareGroupOffsetsRequestPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # New start offset of the share-partition.
+    # Offset at which the share group will start consuming the partition.
     start_offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -77,9 +77,9 @@ class AlterShareGroupOffsetsRequestTopic(GeneratedStruct):
     NAME = "AlterShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+, map key
-    # Partitions of the topic to change.
+    # Partitions of the topic whose start offset is changed.
     partitions: list[AlterShareGroupOffsetsRequestPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -126,7 +126,7 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Share group whose start offsets are changed.
+    # Id of the share group whose start offsets are changed.
     group_id: str  # versions 0+
     # Topics whose start offsets are changed.
     topics: KeyedList[AlterShareGroupOffsetsRequestTopic]  # versions 0+

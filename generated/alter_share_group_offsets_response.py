@@ -29,18 +29,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
-    """Outcome per partition."""
+    """Outcome for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "AlterShareGroupOffsetsResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 when there was none.
+    # Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
-    # Error text for this partition, or null.
+    # Text describing this partition's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -80,18 +80,18 @@ class AlterShareGroupOffsetsResponsePartition(GeneratedStruct):
 
 
 class AlterShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "AlterShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+, map key
-    # Unique id of the topic.
+    # Id of the topic named in TopicName.
     topic_id: UUID  # versions 0+
-    # Outcome per partition.
+    # Outcome for each partition of the topic.
     partitions: list[AlterShareGroupOffsetsResponsePartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -144,11 +144,12 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example NON_EMPTY_GROUP while the group still has
+    # members, or GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Error text for the whole request, or null.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Outcome per topic.
+    # Outcome for each topic of the request.
     responses: KeyedList[AlterShareGroupOffsetsResponseTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,16 +26,16 @@ _pack_ScramCredentialUpsertion_mechanism_iterations = struct.Struct(">bi").pack
 
 
 class ScramCredentialDeletion(GeneratedStruct):
-    """List of deletions."""
+    """Credentials to delete, one per user and mechanism."""
 
     __slots__ = ("name", "mechanism", "unknown_tagged_fields")
 
     NAME = "ScramCredentialDeletion"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # User name whose credential is deleted.
     name: str  # versions 0+
-    # Mechanism.
+    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,22 +71,23 @@ class ScramCredentialDeletion(GeneratedStruct):
 
 
 class ScramCredentialUpsertion(GeneratedStruct):
-    """List of upsertions."""
+    """Credentials to create or replace, one per user and mechanism."""
 
     __slots__ = ("name", "mechanism", "iterations", "salt", "salted_password", "unknown_tagged_fields")
 
     NAME = "ScramCredentialUpsertion"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # User name the credential belongs to.
     name: str  # versions 0+
-    # Mechanism.
+    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
-    # Iterations.
+    # Hash iteration count used to derive SaltedPassword (the broker accepts 4096 to 16384).
     iterations: int  # versions 0+
-    # Salt.
+    # Random salt the client chose for this credential.
     salt: bytes  # versions 0+
-    # Salted password.
+    # The password hashed with Salt and Iterations (SCRAM's SaltedPassword); the broker derives the
+    # stored and server keys from it.
     salted_password: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -145,9 +146,9 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # List of deletions.
+    # Credentials to delete, one per user and mechanism.
     deletions: list[ScramCredentialDeletion]  # versions 0+
-    # List of upsertions.
+    # Credentials to create or replace, one per user and mechanism.
     upsertions: list[ScramCredentialUpsertion]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,18 +26,19 @@ _pack_AlterUserScramCredentialsResponse_throttle_time_ms = struct.Struct(">i").p
 
 
 class AlterUserScramCredentialsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each user named in the request."""
 
     __slots__ = ("user", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "AlterUserScramCredentialsResult"
     VALID_VERSIONS = (0, 0)
 
-    # User.
+    # User name this outcome is for.
     user: str  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when deleting a missing
+    # credential, or UNACCEPTABLE_CREDENTIAL.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -90,7 +91,7 @@ class AlterUserScramCredentialsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome for each user named in the request.
     results: list[AlterUserScramCredentialsResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

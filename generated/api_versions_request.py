@@ -29,9 +29,10 @@ class ApiVersionsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
 
-    # Name of the client library.
+    # Name of the client library (for example apache-kafka-java), kept by the broker for client
+    # metrics (KIP-511); letters, digits, dots and dashes only.
     client_software_name: str  # versions 3+, ignorable
-    # Version of the client library.
+    # Version of that client library, reported alongside ClientSoftwareName.
     client_software_version: str  # versions 3+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -45,11 +45,11 @@ class ApiVersion(GeneratedStruct):
     NAME = "ApiVersion"
     VALID_VERSIONS = (0, 4)
 
-    # API key.
+    # Numeric key of the API (0 Produce, 1 Fetch, ...).
     api_key: int  # versions 0+, map key
-    # Lowest supported version (inclusive).
+    # Oldest version of the API the server accepts, inclusive.
     min_version: int  # versions 0+
-    # Highest supported version (inclusive).
+    # Newest version of the API the server accepts, inclusive.
     max_version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -96,11 +96,11 @@ class SupportedFeatureKey(GeneratedStruct):
     NAME = "SupportedFeatureKey"
     VALID_VERSIONS = (3, 4)
 
-    # Feature name.
+    # Feature name, for example metadata.version or kraft.version.
     name: str  # versions 3+, map key
-    # Lowest supported level of the feature.
+    # Lowest level of the feature this node can run at.
     min_version: int  # versions 3+
-    # Highest supported level of the feature.
+    # Highest level of the feature this node can run at.
     max_version: int  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -147,11 +147,11 @@ class FinalizedFeatureKey(GeneratedStruct):
     NAME = "FinalizedFeatureKey"
     VALID_VERSIONS = (3, 4)
 
-    # Feature name.
+    # Feature name, for example metadata.version.
     name: str  # versions 3+, map key
-    # Finalized maximum level.
+    # Level of the feature the cluster currently runs at.
     max_version_level: int  # versions 3+
-    # Finalized minimum level.
+    # Lowest level of the feature still finalized for the cluster.
     min_version_level: int  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -201,7 +201,8 @@ class ApiVersionsResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 4)
 
-    # Top-level error, 0 when none.
+    # Error for the request, 0 if none; UNSUPPORTED_VERSION when the request version is too new, in
+    # which case ApiKeys still says which ApiVersions versions work.
     error_code: int  # versions 0+
     # Version range of every API the server implements.
     api_keys: KeyedList[ApiVersion]  # versions 0+

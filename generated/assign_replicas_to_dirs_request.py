@@ -30,14 +30,14 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose replica is in this directory."""
 
     __slots__ = ("partition_index", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -69,16 +69,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas in this directory."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic whose replica is in this directory.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -114,16 +114,16 @@ class TopicData(GeneratedStruct):
 
 
 class DirectoryData(GeneratedStruct):
-    """List of directories."""
+    """Log directories, each with the replicas it now holds."""
 
     __slots__ = ("id", "topics", "unknown_tagged_fields")
 
     NAME = "DirectoryData"
     VALID_VERSIONS = (0, 0)
 
-    # Id.
+    # Directory id (a uuid from the directory's meta.properties) of the log directory.
     id: UUID  # versions 0+
-    # Topics covered.
+    # Topics with replicas in this directory.
     topics: list[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -169,11 +169,12 @@ class AssignReplicasToDirsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the broker.
+    # Node id of the broker whose replicas moved or were placed.
     broker_id: int  # versions 0+
-    # Broker epoch.
+    # Registration epoch of the sending broker; the controller rejects a stale one (-1 when not
+    # known).
     broker_epoch: int  # versions 0+
-    # List of directories.
+    # Log directories, each with the replicas it now holds.
     directories: list[DirectoryData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

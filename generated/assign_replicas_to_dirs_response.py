@@ -30,16 +30,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this replica's assignment, 0 on success; for example UNKNOWN_TOPIC_ID.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -75,16 +75,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic for this directory."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -120,16 +120,16 @@ class TopicData(GeneratedStruct):
 
 
 class DirectoryData(GeneratedStruct):
-    """List of directories."""
+    """Results by log directory, as in the request."""
 
     __slots__ = ("id", "topics", "unknown_tagged_fields")
 
     NAME = "DirectoryData"
     VALID_VERSIONS = (0, 0)
 
-    # Id.
+    # Directory id of the log directory.
     id: UUID  # versions 0+
-    # Topics covered.
+    # Results by topic for this directory.
     topics: list[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -178,9 +178,9 @@ class AssignReplicasToDirsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example NOT_CONTROLLER or STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # List of directories.
+    # Results by log directory, as in the request.
     directories: list[DirectoryData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,20 +35,20 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic the leadership is announced for."""
 
     __slots__ = ("partition_index", "voter_directory_id", "leader_id", "leader_epoch", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Voter directory id.
+    # Directory id of the receiving voter, telling apart incarnations with the same replica id.
     voter_directory_id: UUID  # versions 1+, ignorable
-    # Broker id of the leader.
+    # Replica id of the voter that won the election.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Epoch the new leader was elected in.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -92,16 +92,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics the leadership is announced for (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic.
+    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic the leadership is announced for.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -137,18 +137,18 @@ class TopicData(GeneratedStruct):
 
 
 class LeaderEndpoint(GeneratedStruct):
-    """List of leader endpoints."""
+    """Endpoints on which the new leader can be reached, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 
     NAME = "LeaderEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Name.
+    # Listener name of the leader's endpoint.
     name: str  # versions 1+, map key
-    # Host name.
+    # Host name or IP address of the leader on that listener.
     host: str  # versions 1+
-    # Port number.
+    # TCP port of the leader on that listener.
     port: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -198,13 +198,14 @@ class BeginQuorumEpochRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # Id of the cluster.
+    # Cluster id of the sender, or null; a receiver in another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable
-    # Voter id.
+    # Replica id of the voter the request is meant for (-1 when not known); a misdirected request is
+    # refused.
     voter_id: int  # versions 1+, ignorable
-    # Topics covered.
+    # Raft topics the leadership is announced for (in practice only __cluster_metadata).
     topics: list[TopicData]  # versions 0+
-    # List of leader endpoints.
+    # Endpoints on which the new leader can be reached, one per listener name.
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

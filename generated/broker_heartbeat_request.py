@@ -34,17 +34,22 @@ class BrokerHeartbeatRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # Id of the broker.
+    # Node id of the broker sending the heartbeat.
     broker_id: int  # versions 0+
-    # Broker epoch.
+    # Epoch the controller gave this broker's registration; a stale epoch is refused (-1 when not
+    # known).
     broker_epoch: int  # versions 0+
-    # Current metadata offset.
+    # Highest offset of the metadata log the broker has applied; the controller unfences it once
+    # this catches up.
     current_metadata_offset: int  # versions 0+
-    # Flag: want fence.
+    # True while the broker wants to stay (or become) fenced, for example before it has caught up
+    # with the metadata log.
     want_fence: bool  # versions 0+
-    # Flag: want shut down.
+    # True when the broker asks for a controlled shutdown; the controller moves its leaderships away
+    # first.
     want_shut_down: bool  # versions 0+
-    # List of offline log dirs.
+    # Directory ids of the broker's log directories that have failed; their replicas need new
+    # leaders (KIP-858).
     offline_log_dirs: list[UUID]  # versions 1+, tag 0
     # Log directories the broker has cordoned (no new replicas); null until it reaches RECOVERY.
     cordoned_log_dirs: list[UUID] | None  # versions 2+, nullable, tag 1

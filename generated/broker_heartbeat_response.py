@@ -36,13 +36,15 @@ class BrokerHeartbeatResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example STALE_BROKER_EPOCH after the broker's registration was
+    # replaced, or NOT_CONTROLLER.
     error_code: int  # versions 0+
-    # Flag: is caught up.
+    # True once the broker's metadata offset is close enough to the controller's to be unfenced.
     is_caught_up: bool  # versions 0+
-    # Flag: is fenced.
+    # True while the broker is fenced (may not lead or serve partitions).
     is_fenced: bool  # versions 0+
-    # Flag: should shut down.
+    # True when the controller has moved the broker's leaderships away and the broker may finish
+    # shutting down.
     should_shut_down: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

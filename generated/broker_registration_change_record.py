@@ -47,7 +47,8 @@ class BrokerRegistrationChangeRecord(GeneratedStruct):
     fenced: int  # versions 0+, tag 0
     # 1 when the broker entered controlled shutdown, 0 when unchanged.
     in_controlled_shutdown: int  # versions 1+, tag 1
-    # Ids of the broker's log directories that are currently usable.
+    # Directory ids of the broker's log directories that are currently usable; replicas in other
+    # directories are offline.
     log_dirs: list[UUID]  # versions 2+, tag 2
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,20 +35,20 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """Listeners of the broker."""
+    """Endpoints the broker accepts clients and other brokers on, one per listener name."""
 
     __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 5)
 
-    # Listener name.
+    # Listener name of the endpoint (for example PLAINTEXT or INTERNAL).
     name: str  # versions 0+, map key
-    # Host name or address.
+    # Host name or IP address other nodes use to reach the broker on this listener.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 0+
-    # Security protocol id of the listener.
+    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
     security_protocol: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -99,11 +99,12 @@ class Feature(GeneratedStruct):
     NAME = "Feature"
     VALID_VERSIONS = (0, 5)
 
-    # Feature name.
+    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Lowest supported level.
+    # Lowest level of the feature the broker can run at.
     min_supported_version: int  # versions 0+
-    # Highest supported level.
+    # Highest level of the feature the broker can run at; the controller refuses a broker that
+    # cannot run at the finalized level.
     max_supported_version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -157,21 +158,23 @@ class BrokerRegistrationRequest(GeneratedStruct):
     broker_id: int  # versions 0+
     # Cluster id the broker believes it belongs to.
     cluster_id: str  # versions 0+
-    # Random id of this run of the broker process.
+    # Random uuid the broker picks each time it starts; tells a restart apart from a second process
+    # with the same broker id.
     incarnation_id: UUID  # versions 0+
-    # Listeners of the broker.
+    # Endpoints the broker accepts clients and other brokers on, one per listener name.
     listeners: KeyedList[Listener]  # versions 0+
     # Feature ranges the broker supports (before v4, ranges with minimum 0 are left out).
     features: KeyedList[Feature]  # versions 0+
-    # Rack of the broker, or null.
+    # Rack the broker is in (broker.rack), used to spread replicas; null when not set.
     rack: str | None  # versions 0+, nullable
     # True when a ZooKeeper-mode broker with migration settings registers.
     is_migrating_zk_broker: bool  # versions 1+
-    # Ids of the broker's usable log directories.
+    # Directory ids of the broker's usable log directories (KIP-858).
     log_dirs: list[UUID]  # versions 2+, ignorable
-    # Broker epoch held before a clean shutdown, -1 if none.
+    # Broker epoch the broker held before its last clean shutdown, -1 if it did not shut down
+    # cleanly; lets its replicas stay eligible leaders (KIP-966).
     previous_broker_epoch: int  # versions 3+, ignorable
-    # Ids of log directories that are cordoned.
+    # Directory ids of log directories on which no new replicas may be placed (KIP-1066).
     cordoned_log_dirs: list[UUID]  # versions 5+, tag 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

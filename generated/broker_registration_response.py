@@ -37,9 +37,11 @@ class BrokerRegistrationResponse(GeneratedStruct):
 
     # Milliseconds the response was delayed by a quota, 0 when not throttled.
     throttle_time_ms: int  # versions 0+
-    # Error, 0 when none.
+    # Outcome, 0 on success; for example DUPLICATE_BROKER_REGISTRATION while another live process
+    # holds the id, or INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Epoch the controller assigned, -1 when none.
+    # Epoch the controller gave this registration, which the broker sends in later heartbeats; -1
+    # when registration failed.
     broker_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

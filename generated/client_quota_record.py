@@ -31,7 +31,7 @@ class EntityData(GeneratedStruct):
     NAME = "EntityData"
     VALID_VERSIONS = (0, 0)
 
-    # Kind of entity component (user, client-id, ip, ...).
+    # Kind of entity component: user, client-id or ip.
     entity_type: str  # versions 0+
     # Entity name, or null for the default entity of that kind.
     entity_name: str | None  # versions 0+, nullable
@@ -81,7 +81,7 @@ class ClientQuotaRecord(GeneratedStruct):
 
     # Components that together name the quota entity.
     entity: list[EntityData]  # versions 0+
-    # Quota configuration key.
+    # Quota name, for example producer_byte_rate or request_percentage.
     key: str  # versions 0+
     # New quota value; meaningless when Remove is set.
     value: float  # versions 0+

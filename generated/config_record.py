@@ -34,13 +34,15 @@ class ConfigRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Kind of resource the key belongs to (topic, broker, ...).
+    # Kind of resource the key belongs to, as a ConfigResource type code (2 topic, 4 broker, 16
+    # client metrics, 32 group).
     resource_type: int  # versions 0+
-    # Name of that resource.
+    # Topic or group name, or broker id in decimal; an empty name is the cluster-wide broker
+    # default.
     resource_name: str  # versions 0+
-    # Configuration key.
+    # Config key, for example retention.ms.
     name: str  # versions 0+
-    # New value, or null when the key is deleted.
+    # New value of the key, or null when the key's override is deleted.
     value: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,9 +36,9 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     # Epoch at which each partition (same order as Partitions) was given to the member, or null.
     assignment_epochs: list[int] | None  # versions 0+, nullable, tag 0
@@ -95,11 +95,12 @@ class ConsumerGroupCurrentMemberAssignmentValue(GeneratedStruct):
     member_epoch: int  # versions 0+
     # Epoch before the last bump, still accepted in case the bump never reached the member.
     previous_member_epoch: int  # versions 0+
-    # Reconciliation state code of the member.
+    # Reconciliation state of the member: 0 stable, 1 still has partitions to revoke, 2 waiting for
+    # partitions other members must release.
     state: int  # versions 0+
-    # Partitions the member owns or has been given.
+    # Partitions the member owns or has been given, grouped by topic.
     assigned_partitions: list[TopicPartitions]  # versions 0+
-    # Partitions the member still has to give up.
+    # Partitions the member must give up before they can go to other members.
     partitions_pending_revocation: list[TopicPartitions]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

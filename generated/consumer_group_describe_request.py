@@ -35,9 +35,9 @@ class ConsumerGroupDescribeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # List of group ids.
+    # Ids of the consumer groups to describe, one result each.
     group_ids: list[str]  # versions 0+
-    # Flag: include authorized operations.
+    # When true, the response says which operations the caller may perform on each group.
     include_authorized_operations: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -46,11 +46,11 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 1)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Partitions covered.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -97,7 +97,7 @@ class Assignment(GeneratedStruct):
     NAME = "Assignment"
     VALID_VERSIONS = (0, 1)
 
-    # List of topic partitions.
+    # Partitions of the assignment, grouped by topic.
     topic_partitions: list[TopicPartitions]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -129,32 +129,32 @@ class Assignment(GeneratedStruct):
 
 
 class Member(GeneratedStruct):
-    """List of members."""
+    """Members of the group, with their subscriptions and assignments."""
 
     __slots__ = ("member_id", "instance_id", "rack_id", "member_epoch", "client_id", "client_host", "subscribed_topic_names", "subscribed_topic_regex", "assignment", "target_assignment", "member_type", "unknown_tagged_fields")
 
     NAME = "Member"
     VALID_VERSIONS = (0, 1)
 
-    # Member id given by the coordinator.
+    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Instance id.
+    # Static membership id (group.instance.id) of the member, or null.
     instance_id: str | None  # versions 0+, nullable
-    # Rack id.
+    # Rack of the member (client.rack), or null.
     rack_id: str | None  # versions 0+, nullable
-    # Member epoch.
+    # Epoch of the member; it reaches the assignment epoch once the member has reconciled.
     member_epoch: int  # versions 0+
-    # Client id.
+    # Client id the member connected with.
     client_id: str  # versions 0+
-    # Client host.
+    # Host the member connects from.
     client_host: str  # versions 0+
-    # List of subscribed topic names.
+    # Topic names the member subscribes to.
     subscribed_topic_names: list[str]  # versions 0+
-    # Subscribed topic regex.
+    # Regular expression the member subscribes with, or null when it subscribes by name.
     subscribed_topic_regex: str | None  # versions 0+, nullable
-    # Assignment.
+    # Partitions the member owns now.
     assignment: Assignment  # versions 0+
-    # Target assignment.
+    # Partitions the assignor wants the member to own once reconciliation ends.
     target_assignment: Assignment  # versions 0+
     # Kind of member: -1 unknown, 0 classic protocol, 1 consumer protocol.
     member_type: int  # versions 1+, ignorable
@@ -228,30 +228,32 @@ class Member(GeneratedStruct):
 
 
 class DescribedGroup(GeneratedStruct):
-    """List of groups."""
+    """One entry per group of the request."""
 
     __slots__ = ("error_code", "error_message", "group_id", "group_state", "group_epoch", "assignment_epoch", "assignor_name", "members", "authorized_operations", "unknown_tagged_fields")
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND, or NOT_COORDINATOR when
+    # asked at the wrong broker.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing this group's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Group state.
+    # State of the group (Empty, Assigning, Reconciling, Stable or Dead); empty on error.
     group_state: str  # versions 0+
-    # Group epoch.
+    # Epoch of the group, bumped whenever its members or subscriptions change.
     group_epoch: int  # versions 0+
-    # Assignment epoch.
+    # Group epoch at which the current target assignment was computed.
     assignment_epoch: int  # versions 0+
-    # Assignor name.
+    # Name of the server-side assignor the group uses (for example uniform or range).
     assignor_name: str  # versions 0+
-    # List of members.
+    # Members of the group, with their subscriptions and assignments.
     members: list[Member]  # versions 0+
-    # Authorized operations.
+    # Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation
+    # code n); INT32_MIN when not asked for.
     authorized_operations: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -328,7 +330,7 @@ class ConsumerGroupDescribeResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # List of groups.
+    # One entry per group of the request.
     groups: list[DescribedGroup]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

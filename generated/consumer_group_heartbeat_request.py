@@ -31,16 +31,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class TopicPartitions(GeneratedStruct):
-    """List of topic partitions."""
+    """Partitions the member currently owns, or null when unchanged."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 1)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Indexes of the topic's partitions the member owns.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -87,25 +87,28 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Id of the group.
+    # Id of the consumer group.
     group_id: str  # versions 0+
-    # Member id given by the coordinator.
+    # Id of the member, kept for its whole life; since KIP-1082 the consumer generates it (a uuid)
+    # before joining.
     member_id: str  # versions 0+
-    # Member epoch.
+    # Epoch the member last received; 0 to join, -1 to leave, -2 for a static member that leaves and
+    # will come back.
     member_epoch: int  # versions 0+
-    # Instance id.
+    # Static membership id (group.instance.id), or null when not used or unchanged.
     instance_id: str | None  # versions 0+, nullable
-    # Rack id.
+    # Rack of the consumer (client.rack), or null when not set or unchanged.
     rack_id: str | None  # versions 0+, nullable
-    # Rebalance timeout ms.
+    # Longest time in milliseconds the coordinator waits for the member to revoke partitions; -1
+    # when unchanged.
     rebalance_timeout_ms: int  # versions 0+
-    # List of subscribed topic names.
+    # Topic names the member subscribes to, or null when unchanged.
     subscribed_topic_names: list[str] | None  # versions 0+, nullable
-    # Subscribed topic regex.
+    # Regular expression the member subscribes with, or null when unchanged (v1+).
     subscribed_topic_regex: str | None  # versions 1+, nullable
-    # Server assignor.
+    # Name of the server-side assignor the member asks for, or null when none or unchanged.
     server_assignor: str | None  # versions 0+, nullable
-    # List of topic partitions.
+    # Partitions the member currently owns, or null when unchanged.
     topic_partitions: list[TopicPartitions] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

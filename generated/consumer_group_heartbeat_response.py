@@ -38,9 +38,9 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 1)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -76,14 +76,14 @@ class TopicPartitions(GeneratedStruct):
 
 
 class Assignment(GeneratedStruct):
-    """Assignment."""
+    """The member's new assignment, or null when it has not changed."""
 
     __slots__ = ("topic_partitions", "unknown_tagged_fields")
 
     NAME = "Assignment"
     VALID_VERSIONS = (0, 1)
 
-    # List of topic partitions.
+    # Partitions the member may consume right away, grouped by topic.
     topic_partitions: list[TopicPartitions]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -128,17 +128,18 @@ class ConsumerGroupHeartbeatResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; FENCED_MEMBER_EPOCH or UNKNOWN_MEMBER_ID tell the member to rejoin with
+    # epoch 0.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable
-    # Member id given by the coordinator.
+    # Member id the coordinator knows the member by; set when the member joins, null otherwise.
     member_id: str | None  # versions 0+, nullable
-    # Member epoch.
+    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
-    # Heartbeat interval ms.
+    # Milliseconds the member should wait before its next heartbeat.
     heartbeat_interval_ms: int  # versions 0+
-    # Assignment.
+    # The member's new assignment, or null when it has not changed.
     assignment: Assignment | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

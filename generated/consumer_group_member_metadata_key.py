@@ -30,9 +30,9 @@ class ConsumerGroupMemberMetadataKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group the member belongs to.
+    # Id of the consumer group; with MemberId it identifies the record.
     group_id: str  # version 0
-    # Id of the member.
+    # Id of the member the value describes.
     member_id: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

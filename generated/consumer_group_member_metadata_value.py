@@ -33,7 +33,7 @@ class ClassicProtocol(GeneratedStruct):
     NAME = "ClassicProtocol"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the protocol.
+    # Name of the protocol (for consumers, an assignor such as range).
     name: str  # versions 0+
     # Opaque protocol metadata (a subscription).
     metadata: bytes  # versions 0+
@@ -127,15 +127,15 @@ class ConsumerGroupMemberMetadataValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Static membership instance id, or null.
+    # Static membership id (group.instance.id) of the member, or null.
     instance_id: str | None  # versions 0+, nullable
-    # Rack of the member, or null.
+    # Rack of the member (client.rack), or null.
     rack_id: str | None  # versions 0+, nullable
     # Client id the member connected with.
     client_id: str  # versions 0+
     # Host the member connects from.
     client_host: str  # versions 0+
-    # Topics the member subscribes to by name.
+    # Topic names the member subscribes to.
     subscribed_topic_names: list[str]  # versions 0+
     # Regular expression the member subscribes with, or null.
     subscribed_topic_regex: str | None  # versions 0+, nullable

@@ -36,9 +36,9 @@ class PartitionMetadata(GeneratedStruct):
     NAME = "PartitionMetadata"
     VALID_VERSIONS = (0, 0)
 
-    # Partition index.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Racks holding replicas of that partition.
+    # Racks of the brokers holding replicas of the partition.
     racks: list[str]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -81,9 +81,9 @@ class TopicMetadata(GeneratedStruct):
     NAME = "TopicMetadata"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
     # How many partitions the topic has.
     num_partitions: int  # versions 0+

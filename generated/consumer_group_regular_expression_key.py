@@ -30,9 +30,10 @@ class ConsumerGroupRegularExpressionKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group using the expression.
+    # Id of the consumer group that subscribes with the expression.
     group_id: str  # version 0
-    # The regular expression itself.
+    # The subscription regular expression, as the members sent it; with GroupId it identifies the
+    # record.
     regular_expression: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -27,16 +27,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class TopicPartition(GeneratedStruct):
-    """Partitions the member should own, per topic."""
+    """Partitions the assignor wants the member to own, grouped by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions meant for the member.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,7 +83,7 @@ class ConsumerGroupTargetAssignmentMemberValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Partitions the member should own, per topic.
+    # Partitions the assignor wants the member to own, grouped by topic.
     topic_partitions: list[TopicPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

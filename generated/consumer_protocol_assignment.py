@@ -19,16 +19,16 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, che
 
 
 class TopicPartition(GeneratedStruct):
-    """List of assigned partitions."""
+    """Partitions the member is to consume, grouped by topic."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 3)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions given to the member.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -74,9 +74,10 @@ class ConsumerProtocolAssignment(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 3)
 
-    # List of assigned partitions.
+    # Partitions the member is to consume, grouped by topic.
     assigned_partitions: KeyedList[TopicPartition]  # versions 0+
-    # User data.
+    # Opaque bytes the assignor passes to the member (Kafka Streams puts its AssignmentInfo here);
+    # null when the assignor has none.
     user_data: bytes | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

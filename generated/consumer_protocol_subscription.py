@@ -24,16 +24,16 @@ _pack_ConsumerProtocolSubscription_generation_id = struct.Struct(">i").pack
 
 
 class TopicPartition(GeneratedStruct):
-    """List of owned partitions."""
+    """Partitions the member owns now, which a cooperative assignor tries to leave in place."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartition"
     VALID_VERSIONS = (1, 3)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 1+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions the member owns.
     partitions: list[int]  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,15 +79,16 @@ class ConsumerProtocolSubscription(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 3)
 
-    # Topics covered.
+    # Names of the topics the member subscribes to.
     topics: list[str]  # versions 0+
-    # User data.
+    # Opaque bytes for the assignor (Kafka Streams puts its SubscriptionInfo here); null when there
+    # are none.
     user_data: bytes | None  # versions 0+, nullable
-    # List of owned partitions.
+    # Partitions the member owns now, which a cooperative assignor tries to leave in place.
     owned_partitions: KeyedList[TopicPartition]  # versions 1+, ignorable
-    # Generation the member belongs to.
+    # Group generation in which the member last got OwnedPartitions; -1 when unknown.
     generation_id: int  # versions 2+, ignorable
-    # Rack id.
+    # Rack of the member (client.rack), used for rack-aware assignment; null when not set.
     rack_id: str | None  # versions 3+, nullable, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

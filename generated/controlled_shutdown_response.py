@@ -33,9 +33,9 @@ class RemainingPartition(GeneratedStruct):
     NAME = "RemainingPartition"
     VALID_VERSIONS = (0, 3)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # versions 0+, map key
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -81,7 +81,7 @@ class ControlledShutdownResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 3)
 
-    # Error code of the request; 0 on success.
+    # Outcome, 0 when the broker may stop; for example STALE_BROKER_EPOCH or BROKER_NOT_AVAILABLE.
     error_code: int  # versions 0+
     # Partitions the broker still leads and must hand over before it can stop.
     remaining_partitions: KeyedList[RemainingPartition]  # versions 0+

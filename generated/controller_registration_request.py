@@ -33,20 +33,20 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class Listener(GeneratedStruct):
-    """List of listeners."""
+    """Endpoints of the controller, one per listener name."""
 
     __slots__ = ("name", "host", "port", "security_protocol", "unknown_tagged_fields")
 
     NAME = "Listener"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name.
+    # Host name or IP address of the controller on that listener.
     host: str  # versions 0+
-    # Port number.
+    # TCP port of the listener.
     port: int  # versions 0+
-    # Security protocol.
+    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
     security_protocol: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -90,18 +90,18 @@ class Listener(GeneratedStruct):
 
 
 class Feature(GeneratedStruct):
-    """List of features."""
+    """Feature ranges the controller supports."""
 
     __slots__ = ("name", "min_supported_version", "max_supported_version", "unknown_tagged_fields")
 
     NAME = "Feature"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
-    # Min supported version.
+    # Lowest level of the feature the controller can run at.
     min_supported_version: int  # versions 0+
-    # Max supported version.
+    # Highest level of the feature the controller can run at.
     max_supported_version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -152,15 +152,16 @@ class ControllerRegistrationRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the controller.
+    # Node id of the registering controller.
     controller_id: int  # versions 0+
-    # Incarnation id.
+    # Random uuid the controller picks each time it starts, telling one run of the process from
+    # another.
     incarnation_id: UUID  # versions 0+
-    # Flag: zk migration ready.
+    # True when the controller's configuration for migrating from ZooKeeper is complete.
     zk_migration_ready: bool  # versions 0+
-    # List of listeners.
+    # Endpoints of the controller, one per listener name.
     listeners: KeyedList[Listener]  # versions 0+
-    # List of features.
+    # Feature ranges the controller supports.
     features: KeyedList[Feature]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

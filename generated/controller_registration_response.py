@@ -37,7 +37,8 @@ class ControllerRegistrationResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example NOT_CONTROLLER or UNSUPPORTED_VERSION when a feature range
+    # does not fit.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable

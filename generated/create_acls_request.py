@@ -28,26 +28,28 @@ _pack_AclCreation_operation_permission_type = struct.Struct(">bb").pack
 
 
 class AclCreation(GeneratedStruct):
-    """List of creations."""
+    """ACL bindings to create, one entry each."""
 
     __slots__ = ("resource_type", "resource_name", "resource_pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 
     NAME = "AclCreation"
     VALID_VERSIONS = (1, 3)
 
-    # Type of the resource.
+    # Kind of resource protected, as an AclResourceType code (2 topic, 3 group, 4 cluster, 5
+    # transactional id, 6 delegation token, 7 user).
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Name of the protected resource, or the name prefix for a prefixed pattern; "*" for every
+    # resource of the type.
     resource_name: str  # versions 0+
-    # Resource pattern type.
+    # How ResourceName is matched: 3 literal (the default), 4 prefixed.
     resource_pattern_type: int  # versions 1+
-    # Principal the entry is for.
+    # Principal the binding applies to, written type:name (for example User:alice).
     principal: str  # versions 0+
-    # Host name.
+    # Client host the binding applies to; "*" for any host.
     host: str  # versions 0+
-    # Operation the entry covers.
+    # Operation allowed or denied, as an AclOperation code (for example 3 read, 4 write).
     operation: int  # versions 0+
-    # Whether the entry allows or denies.
+    # 3 to allow the operation, 2 to deny it (AclPermissionType).
     permission_type: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -113,7 +115,7 @@ class CreateAclsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
 
-    # List of creations.
+    # ACL bindings to create, one entry each.
     creations: list[AclCreation]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

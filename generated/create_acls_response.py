@@ -26,16 +26,16 @@ _pack_CreateAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class AclCreationResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome of each creation, in request order."""
 
     __slots__ = ("error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "AclCreationResult"
     VALID_VERSIONS = (1, 3)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this binding, 0 on success; for example INVALID_REQUEST or SECURITY_DISABLED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,7 +83,7 @@ class CreateAclsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome of each creation, in request order.
     results: list[AclCreationResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -24,16 +24,16 @@ _pack_CreateDelegationTokenRequest_max_lifetime_ms = struct.Struct(">q").pack
 
 
 class CreatableRenewers(GeneratedStruct):
-    """List of renewers."""
+    """Principals besides the owner that may renew the token."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 
     NAME = "CreatableRenewers"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type.
+    # Principal type of the renewer (normally User).
     principal_type: str  # versions 0+
-    # Principal name.
+    # Name of the principal allowed to renew.
     principal_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -80,13 +80,15 @@ class CreateDelegationTokenRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
 
-    # Owner principal type.
+    # Principal type of the user the token is for (normally User); null makes the requester the
+    # owner.
     owner_principal_type: str | None  # versions 3+, nullable
-    # Owner principal name.
+    # Name of the user the token is for; null makes the requester the owner.
     owner_principal_name: str | None  # versions 3+, nullable
-    # List of renewers.
+    # Principals besides the owner that may renew the token.
     renewers: list[CreatableRenewers]  # versions 0+
-    # Max lifetime ms.
+    # Longest life of the token in milliseconds, capped by the broker's maximum; -1 to take the
+    # broker's default.
     max_lifetime_ms: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

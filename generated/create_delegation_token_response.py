@@ -39,25 +39,26 @@ class CreateDelegationTokenResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
 
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED, or
+    # DELEGATION_TOKEN_REQUEST_NOT_ALLOWED on a connection that itself used a token.
     error_code: int  # versions 0+
-    # Principal type.
+    # Principal type of the user who owns the token (normally User).
     principal_type: str  # versions 0+
-    # Principal name.
+    # Name of the user who owns the token.
     principal_name: str  # versions 0+
-    # Token requester principal type.
+    # Principal type of the user who asked for the token.
     token_requester_principal_type: str  # versions 3+
-    # Token requester principal name.
+    # Name of the user who asked for the token.
     token_requester_principal_name: str  # versions 3+
-    # Issue timestamp ms.
+    # When the token was created, in milliseconds since the epoch.
     issue_timestamp_ms: int  # versions 0+
-    # Expiry timestamp ms.
+    # Time in milliseconds since the epoch at which the token expires unless renewed first.
     expiry_timestamp_ms: int  # versions 0+
-    # Max timestamp ms.
+    # Time in milliseconds since the epoch after which the token cannot be renewed any further.
     max_timestamp_ms: int  # versions 0+
-    # Token id.
+    # Id of the token, used as the SCRAM user name when authenticating with it.
     token_id: str  # versions 0+
-    # Hmac.
+    # The token's secret (an HMAC of the token id), used as the SCRAM password.
     hmac: bytes  # versions 0+
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+

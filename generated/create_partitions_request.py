@@ -28,14 +28,15 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class CreatePartitionsAssignment(GeneratedStruct):
-    """List of assignments."""
+    """Replica placement of each new partition, in partition order; null lets the controller place
+    them."""
 
     __slots__ = ("broker_ids", "unknown_tagged_fields")
 
     NAME = "CreatePartitionsAssignment"
     VALID_VERSIONS = (0, 3)
 
-    # List of broker ids.
+    # Broker ids of the new partition's replicas, preferred leader first.
     broker_ids: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -67,18 +68,19 @@ class CreatePartitionsAssignment(GeneratedStruct):
 
 
 class CreatePartitionsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics to grow, one entry per topic."""
 
     __slots__ = ("name", "count", "assignments", "unknown_tagged_fields")
 
     NAME = "CreatePartitionsTopic"
     VALID_VERSIONS = (0, 3)
 
-    # Name.
+    # Name of the topic this entry is about.
     name: str  # versions 0+, map key
-    # Count.
+    # Total number of partitions the topic should have afterwards; must exceed the current count.
     count: int  # versions 0+
-    # List of assignments.
+    # Replica placement of each new partition, in partition order; null lets the controller place
+    # them.
     assignments: list[CreatePartitionsAssignment] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -128,11 +130,11 @@ class CreatePartitionsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
 
-    # Topics covered.
+    # Topics to grow, one entry per topic.
     topics: KeyedList[CreatePartitionsTopic]  # versions 0+
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds to wait for the partitions to be created before answering with a timeout.
     timeout_ms: int  # versions 0+
-    # When true, only check the request and change nothing.
+    # When true the broker only checks the request and creates no partitions.
     validate_only: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,18 +26,19 @@ _pack_CreatePartitionsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class CreatePartitionsTopicResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "CreatePartitionsTopicResult"
     VALID_VERSIONS = (0, 3)
 
-    # Name.
+    # Name of the topic this entry is about.
     name: str  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this topic, 0 on success; for example INVALID_PARTITIONS or
+    # THROTTLING_QUOTA_EXCEEDED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,7 +90,7 @@ class CreatePartitionsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome for each topic of the request.
     results: list[CreatePartitionsTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

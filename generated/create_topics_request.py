@@ -37,9 +37,9 @@ class CreatableReplicaAssignment(GeneratedStruct):
     NAME = "CreatableReplicaAssignment"
     VALID_VERSIONS = (2, 7)
 
-    # Index of the partition.
+    # Index of the partition being placed.
     partition_index: int  # versions 0+, map key
-    # Brokers that hold the partition's replicas.
+    # Broker ids of the partition's replicas, preferred leader first.
     broker_ids: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,9 +82,9 @@ class CreatableTopicConfig(GeneratedStruct):
     NAME = "CreatableTopicConfig"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the setting.
+    # Topic config key, for example cleanup.policy.
     name: str  # versions 0+, map key
-    # Value of the setting, or null.
+    # Value the config key takes on the new topic.
     value: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,22 +35,23 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class CreatableTopicConfigs(GeneratedStruct):
-    """Settings of the topic."""
+    """The topic's effective configs, or null when they are not reported."""
 
     __slots__ = ("name", "value", "read_only", "config_source", "is_sensitive", "unknown_tagged_fields")
 
     NAME = "CreatableTopicConfigs"
     VALID_VERSIONS = (5, 7)
 
-    # Name of the setting.
+    # Config key, for example retention.ms.
     name: str  # versions 5+
-    # Value of the setting, or null.
+    # Effective value of the key, or null when it is sensitive or unset.
     value: str | None  # versions 5+, nullable
-    # Whether the setting cannot be changed.
+    # True when the key cannot be changed on this topic.
     read_only: bool  # versions 5+
-    # Where the value comes from.
+    # Where the value comes from, as a DescribeConfigs source code (1 topic override, 4 static
+    # broker config, 5 default, ...); -1 when unknown.
     config_source: int  # versions 5+, ignorable
-    # Whether the value is secret.
+    # True when the value is secret, in which case it is reported as null.
     is_sensitive: bool  # versions 5+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -105,21 +106,23 @@ class CreatableTopicResult(GeneratedStruct):
     NAME = "CreatableTopicResult"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
     # Id given to the new topic.
     topic_id: UUID  # versions 7+, ignorable
-    # Error code for this topic; 0 on success.
+    # Outcome for this topic, 0 on success; for example TOPIC_ALREADY_EXISTS,
+    # INVALID_REPLICATION_FACTOR or POLICY_VIOLATION.
     error_code: int  # versions 0+
     # Text of the error, or null on success.
     error_message: str | None  # versions 1+, nullable 0+, ignorable
-    # Why the configs are missing from this result, when they are.
+    # Why the topic's configs are left out of this result (for example TOPIC_AUTHORIZATION_FAILED
+    # when the caller may not describe them); 0 when they are present.
     topic_config_error_code: int  # versions 5+, tag 0, ignorable
-    # Partition count of the topic.
+    # Number of partitions the topic was (or would be) created with; -1 when unknown.
     num_partitions: int  # versions 5+, ignorable
-    # Replicas per partition of the topic.
+    # Replicas per partition the topic was (or would be) created with; -1 when unknown.
     replication_factor: int  # versions 5+, ignorable
-    # Settings of the topic.
+    # The topic's effective configs, or null when they are not reported.
     configs: list[CreatableTopicConfigs] | None  # versions 5+, nullable, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,11 +34,12 @@ class DefaultPrincipalData(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Type.
+    # Principal type, for example User.
     type: str  # versions 0+
-    # Name.
+    # Principal name, for example alice.
     name: str  # versions 0+
-    # Flag: token authenticated.
+    # True when the client authenticated on the forwarding broker with a delegation token (such a
+    # client may not create or renew tokens).
     token_authenticated: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -46,7 +46,7 @@ class DelegationTokenRecord(GeneratedStruct):
     max_timestamp: int  # versions 0+
     # Time (ms) by which the token has to be renewed again.
     expiration_timestamp: int  # versions 0+
-    # Identifier of the token.
+    # Id of the token, which clients use as the SCRAM user name when authenticating with it.
     token_id: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,26 +28,27 @@ _pack_DeleteAclsFilter_operation_permission_type = struct.Struct(">bb").pack
 
 
 class DeleteAclsFilter(GeneratedStruct):
-    """List of filters."""
+    """Filters; a binding matching any one of them is deleted."""
 
     __slots__ = ("resource_type_filter", "resource_name_filter", "pattern_type_filter", "principal_filter", "host_filter", "operation", "permission_type", "unknown_tagged_fields")
 
     NAME = "DeleteAclsFilter"
     VALID_VERSIONS = (1, 3)
 
-    # Resource type filter.
+    # Resource type to match, as an AclResourceType code; 1 (any) matches every type.
     resource_type_filter: int  # versions 0+
-    # Resource name filter.
+    # Resource name to match, or null for any name.
     resource_name_filter: str | None  # versions 0+, nullable
-    # Pattern type filter.
+    # Pattern type to match: 1 any, 2 match (every binding that would apply to the name: literal,
+    # wildcard and prefixes), 3 literal, 4 prefixed.
     pattern_type_filter: int  # versions 1+
-    # Principal filter.
+    # Principal to match (for example User:alice), or null for any principal.
     principal_filter: str | None  # versions 0+, nullable
-    # Host filter.
+    # Host to match, or null for any host.
     host_filter: str | None  # versions 0+, nullable
-    # Operation the entry covers.
+    # Operation to match, as an AclOperation code; 1 (any) matches every operation.
     operation: int  # versions 0+
-    # Whether the entry allows or denies.
+    # Permission to match: 1 any, 2 deny, 3 allow.
     permission_type: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -113,7 +114,7 @@ class DeleteAclsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 3)
 
-    # List of filters.
+    # Filters; a binding matching any one of them is deleted.
     filters: list[DeleteAclsFilter]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

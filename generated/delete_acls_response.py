@@ -34,30 +34,30 @@ _pack_DeleteAclsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class DeleteAclsMatchingAcl(GeneratedStruct):
-    """List of matching acls."""
+    """Bindings that matched the filter."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "pattern_type", "principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 
     NAME = "DeleteAclsMatchingAcl"
     VALID_VERSIONS = (1, 3)
 
-    # Error code; 0 when there was no error.
+    # Outcome of deleting this binding, 0 when it was deleted.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing why the binding was not deleted, or null.
     error_message: str | None  # versions 0+, nullable
-    # Type of the resource.
+    # Resource type of the binding, as an AclResourceType code.
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Resource name (or prefix) of the binding.
     resource_name: str  # versions 0+
-    # How the resource name is matched.
+    # Pattern type of the binding: 3 literal, 4 prefixed.
     pattern_type: int  # versions 1+
-    # Principal the entry is for.
+    # Principal of the binding, written type:name.
     principal: str  # versions 0+
-    # Host name.
+    # Host of the binding; "*" for any host.
     host: str  # versions 0+
-    # Operation the entry covers.
+    # Operation of the binding, as an AclOperation code.
     operation: int  # versions 0+
-    # Whether the entry allows or denies.
+    # Permission of the binding: 2 deny, 3 allow.
     permission_type: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -121,18 +121,19 @@ class DeleteAclsMatchingAcl(GeneratedStruct):
 
 
 class DeleteAclsFilterResult(GeneratedStruct):
-    """List of filter results."""
+    """Outcome for each filter, in request order."""
 
     __slots__ = ("error_code", "error_message", "matching_acls", "unknown_tagged_fields")
 
     NAME = "DeleteAclsFilterResult"
     VALID_VERSIONS = (1, 3)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this filter, 0 on success; for example INVALID_REQUEST or
+    # CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the filter's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # List of matching acls.
+    # Bindings that matched the filter.
     matching_acls: list[DeleteAclsMatchingAcl]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -184,7 +185,7 @@ class DeleteAclsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # List of filter results.
+    # Outcome for each filter, in request order.
     filter_results: list[DeleteAclsFilterResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -29,7 +29,7 @@ class DeleteGroupsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # List of groups names.
+    # Ids of the groups to delete.
     groups_names: list[str]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,16 +26,17 @@ _pack_DeleteGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class DeletableGroupResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each group of the request."""
 
     __slots__ = ("group_id", "error_code", "unknown_tagged_fields")
 
     NAME = "DeletableGroupResult"
     VALID_VERSIONS = (0, 2)
 
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+, map key
-    # Error code; 0 when there was no error.
+    # Outcome for this group, 0 when it was deleted; for example NON_EMPTY_GROUP or
+    # GROUP_ID_NOT_FOUND.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,7 +84,7 @@ class DeleteGroupsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome for each group of the request.
     results: KeyedList[DeletableGroupResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,16 +28,17 @@ _pack_DeleteRecordsRequest_timeout_ms = struct.Struct(">i").pack
 
 
 class DeleteRecordsPartition(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to delete records from."""
 
     __slots__ = ("partition_index", "offset", "unknown_tagged_fields")
 
     NAME = "DeleteRecordsPartition"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Offset.
+    # Records below this offset are deleted and it becomes the new log start offset; -1 means up to
+    # the high watermark.
     offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -73,16 +74,16 @@ class DeleteRecordsPartition(GeneratedStruct):
 
 
 class DeleteRecordsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics to delete records from."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "DeleteRecordsTopic"
     VALID_VERSIONS = (0, 2)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic to delete records from.
     partitions: list[DeleteRecordsPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -128,9 +129,10 @@ class DeleteRecordsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # Topics covered.
+    # Topics to delete records from.
     topics: list[DeleteRecordsTopic]  # versions 0+
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds to wait until every replica has applied the deletion before answering with a
+    # timeout.
     timeout_ms: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,18 +28,20 @@ _pack_DeleteRecordsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class DeleteRecordsPartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "low_watermark", "error_code", "unknown_tagged_fields")
 
     NAME = "DeleteRecordsPartitionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+, map key
-    # Low watermark.
+    # Log start offset of the partition after the deletion (the lowest offset still readable); -1 on
+    # error.
     low_watermark: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE or POLICY_VIOLATION
+    # on a compacted topic.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,16 +81,16 @@ class DeleteRecordsPartitionResult(GeneratedStruct):
 
 
 class DeleteRecordsTopicResult(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "DeleteRecordsTopicResult"
     VALID_VERSIONS = (0, 2)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: KeyedList[DeleteRecordsPartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -136,7 +138,7 @@ class DeleteRecordsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Topics covered.
+    # Results by topic, one entry per topic of the request.
     topics: KeyedList[DeleteRecordsTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -19,14 +19,14 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, che
 
 
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
-    """Topics whose offsets are deleted (all their partitions)."""
+    """Topics whose state is deleted, for every partition of each."""
 
     __slots__ = ("topic_name", "unknown_tagged_fields")
 
     NAME = "DeleteShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic this entry is about.
     topic_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -69,9 +69,9 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Share group whose offsets are deleted.
+    # Id of the share group whose state is deleted.
     group_id: str  # versions 0+
-    # Topics whose offsets are deleted (all their partitions).
+    # Topics whose state is deleted, for every partition of each.
     topics: list[DeleteShareGroupOffsetsRequestTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

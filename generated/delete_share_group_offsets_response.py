@@ -29,20 +29,20 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeleteShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "DeleteShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic this entry is about.
     topic_name: str  # versions 0+
-    # Unique id of the topic.
+    # Id of the topic named in TopicName.
     topic_id: UUID  # versions 0+
-    # Error code for this topic; 0 when there was none.
+    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
-    # Error text for this topic, or null.
+    # Text describing this topic's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -99,11 +99,11 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example NON_EMPTY_GROUP or GROUP_ID_NOT_FOUND.
     error_code: int  # versions 0+
-    # Error text for the whole request, or null.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Outcome per topic.
+    # Outcome for each topic of the request.
     responses: list[DeleteShareGroupOffsetsResponseTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,14 +28,14 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic whose state is deleted."""
 
     __slots__ = ("partition", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -67,16 +67,16 @@ class PartitionData(GeneratedStruct):
 
 
 class DeleteStateData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with share-partitions whose state is deleted."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "DeleteStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic whose state is deleted.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -122,9 +122,9 @@ class DeleteShareGroupStateRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group.
+    # Id of the share group whose state is deleted.
     group_id: str  # versions 0+
-    # Topics covered.
+    # Topics with share-partitions whose state is deleted.
     topics: list[DeleteStateData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

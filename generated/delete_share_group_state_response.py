@@ -27,18 +27,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionResult(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 0)
 
-    # Partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this share-partition, 0 when its state was deleted; for example NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -78,16 +78,16 @@ class PartitionResult(GeneratedStruct):
 
 
 class DeleteStateResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "DeleteStateResult"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -134,7 +134,7 @@ class DeleteShareGroupStateResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # One result per item of the request.
+    # Results by topic, one entry per topic of the request.
     results: list[DeleteStateResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

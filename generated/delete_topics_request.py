@@ -27,16 +27,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeleteTopicState(GeneratedStruct):
-    """Topics covered."""
+    """Topics to delete, each named by name or by id (v6+)."""
 
     __slots__ = ("name", "topic_id", "unknown_tagged_fields")
 
     NAME = "DeleteTopicState"
     VALID_VERSIONS = (6, 6)
 
-    # Name.
+    # Name of the topic, or null when TopicId names it.
     name: str | None  # versions 6+, nullable
-    # Unique id of the topic.
+    # Id of the topic; the zero uuid when Name names it.
     topic_id: UUID  # versions 6+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,11 +82,11 @@ class DeleteTopicsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 6)
 
-    # Topics covered.
+    # Topics to delete, each named by name or by id (v6+).
     topics: list[DeleteTopicState]  # versions 6+
-    # List of topic names.
+    # Names of the topics to delete, one result each (v0-v5).
     topic_names: list[str]  # versions 0-5, ignorable
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds to wait for the deletions to finish before answering with a timeout.
     timeout_ms: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -29,20 +29,21 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DeletableTopicResult(GeneratedStruct):
-    """One response per item of the request."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "topic_id", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "DeletableTopicResult"
     VALID_VERSIONS = (1, 6)
 
-    # Name.
+    # Name of the topic; null when it was named by an id that is unknown.
     name: str | None  # versions 0+, nullable 6+, map key
-    # Unique id of the topic.
+    # Id of the topic this entry is about.
     topic_id: UUID  # versions 6+, ignorable
-    # Error code; 0 when there was no error.
+    # Outcome for this topic, 0 when deleted; for example UNKNOWN_TOPIC_OR_PARTITION,
+    # UNKNOWN_TOPIC_ID or TOPIC_DELETION_DISABLED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 5+, nullable, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -98,7 +99,7 @@ class DeleteTopicsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # One response per item of the request.
+    # Outcome for each topic of the request.
     responses: KeyedList[DeletableTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -30,20 +30,20 @@ _pack_DescribeAclsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 
 
 class AclDescription(GeneratedStruct):
-    """List of acls."""
+    """Matching bindings on this resource pattern."""
 
     __slots__ = ("principal", "host", "operation", "permission_type", "unknown_tagged_fields")
 
     NAME = "AclDescription"
     VALID_VERSIONS = (1, 3)
 
-    # Principal the entry is for.
+    # Principal of the binding, written type:name.
     principal: str  # versions 0+
-    # Host name.
+    # Host of the binding; "*" for any host.
     host: str  # versions 0+
-    # Operation the entry covers.
+    # Operation of the binding, as an AclOperation code.
     operation: int  # versions 0+
-    # Whether the entry allows or denies.
+    # Permission of the binding: 2 deny, 3 allow.
     permission_type: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -87,20 +87,20 @@ class AclDescription(GeneratedStruct):
 
 
 class DescribeAclsResource(GeneratedStruct):
-    """List of resources."""
+    """Resource patterns with at least one matching binding."""
 
     __slots__ = ("resource_type", "resource_name", "pattern_type", "acls", "unknown_tagged_fields")
 
     NAME = "DescribeAclsResource"
     VALID_VERSIONS = (1, 3)
 
-    # Type of the resource.
+    # Resource type, as an AclResourceType code.
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Resource name, or the name prefix for a prefixed pattern.
     resource_name: str  # versions 0+
-    # How the resource name is matched.
+    # Pattern type: 3 literal, 4 prefixed.
     pattern_type: int  # versions 1+
-    # List of acls.
+    # Matching bindings on this resource pattern.
     acls: list[AclDescription]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -156,11 +156,11 @@ class DescribeAclsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example SECURITY_DISABLED when no authorizer is configured.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable
-    # List of resources.
+    # Resource patterns with at least one matching binding.
     resources: list[DescribeAclsResource]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

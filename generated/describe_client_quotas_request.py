@@ -26,18 +26,18 @@ _pack_DescribeClientQuotasRequest_strict = struct.Struct(">?").pack
 
 
 class ComponentData(GeneratedStruct):
-    """List of components."""
+    """Filter, one component per entity type; an entity must match all of them."""
 
     __slots__ = ("entity_type", "match_type", "match", "unknown_tagged_fields")
 
     NAME = "ComponentData"
     VALID_VERSIONS = (0, 1)
 
-    # Entity type.
+    # Entity type the component constrains: user, client-id or ip.
     entity_type: str  # versions 0+
-    # Match type.
+    # How to match the entity name: 0 exactly Match, 1 the default entity, 2 any non-default name.
     match_type: int  # versions 0+
-    # Match.
+    # Name to match when MatchType is 0, otherwise null.
     match: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -88,9 +88,9 @@ class DescribeClientQuotasRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # List of components.
+    # Filter, one component per entity type; an entity must match all of them.
     components: list[ComponentData]  # versions 0+
-    # Flag: strict.
+    # When true, entities that have components of types not named in the filter are left out.
     strict: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,16 +26,16 @@ _pack_DescribeClientQuotasResponse_throttle_time_ms_error_code = struct.Struct("
 
 
 class EntityData(GeneratedStruct):
-    """List of entity."""
+    """Components naming the quota entity."""
 
     __slots__ = ("entity_type", "entity_name", "unknown_tagged_fields")
 
     NAME = "EntityData"
     VALID_VERSIONS = (0, 1)
 
-    # Entity type.
+    # Kind of the component: user, client-id or ip.
     entity_type: str  # versions 0+
-    # Entity name.
+    # Name of the user, client id or IP; null for the default entity of that type.
     entity_name: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,16 +71,16 @@ class EntityData(GeneratedStruct):
 
 
 class ValueData(GeneratedStruct):
-    """List of values."""
+    """Quotas set for the entity."""
 
     __slots__ = ("key", "value", "unknown_tagged_fields")
 
     NAME = "ValueData"
     VALID_VERSIONS = (0, 1)
 
-    # Key.
+    # Quota name, for example producer_byte_rate.
     key: str  # versions 0+
-    # Value.
+    # Value of the quota (bytes per second for byte rates, percent for request_percentage).
     value: float  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -116,16 +116,16 @@ class ValueData(GeneratedStruct):
 
 
 class EntryData(GeneratedStruct):
-    """List of entries."""
+    """Matching quota entities with their values; null on error."""
 
     __slots__ = ("entity", "values", "unknown_tagged_fields")
 
     NAME = "EntryData"
     VALID_VERSIONS = (0, 1)
 
-    # List of entity.
+    # Components naming the quota entity.
     entity: list[EntityData]  # versions 0+
-    # List of values.
+    # Quotas set for the entity.
     values: list[ValueData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -174,11 +174,11 @@ class DescribeClientQuotasResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example INVALID_REQUEST for an unknown entity type.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
-    # List of entries.
+    # Matching quota entities with their values; null on error.
     entries: list[EntryData] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -38,11 +38,12 @@ class DescribeClusterRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # Flag: include cluster authorized operations.
+    # When true, the response says which operations the caller may perform on the cluster.
     include_cluster_authorized_operations: bool  # versions 0+
-    # Endpoint type.
+    # Which nodes to list: 1 brokers, 2 controllers (a controller answers only for 2, a broker only
+    # for 1).
     endpoint_type: int  # versions 1+
-    # Flag: include fenced brokers.
+    # When true, fenced brokers are listed too (with IsFenced set).
     include_fenced_brokers: bool  # versions 2+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,22 +36,22 @@ _pack_DescribeClusterResponse_endpoint_type = struct.Struct(">b").pack
 
 
 class DescribeClusterBroker(GeneratedStruct):
-    """List of brokers."""
+    """Nodes of the requested kind."""
 
     __slots__ = ("broker_id", "host", "port", "rack", "is_fenced", "unknown_tagged_fields")
 
     NAME = "DescribeClusterBroker"
     VALID_VERSIONS = (0, 2)
 
-    # Id of the broker.
+    # Node id of the broker or controller.
     broker_id: int  # versions 0+, map key
-    # Host name.
+    # Host name of the node on the listener the request came in on.
     host: str  # versions 0+
-    # Port number.
+    # Port of the node on that listener.
     port: int  # versions 0+
-    # Rack of the node, or null.
+    # Rack of the node, or null when it has none.
     rack: str | None  # versions 0+, nullable
-    # Flag: is fenced.
+    # True when the broker is fenced (listed only when IncludeFencedBrokers was set).
     is_fenced: bool  # versions 2+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -111,19 +111,22 @@ class DescribeClusterResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example MISMATCHED_ENDPOINT_TYPE when a broker is asked for
+    # controllers.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable
-    # Endpoint type.
+    # Which nodes Brokers lists: 1 brokers, 2 controllers.
     endpoint_type: int  # versions 1+
-    # Id of the cluster.
+    # Id of the cluster the answering node belongs to.
     cluster_id: str  # versions 0+
-    # Id of the controller.
+    # Id of the active controller when a controller answers; a broker answers with a random live
+    # broker, since clients cannot reach the controller; -1 when unknown.
     controller_id: int  # versions 0+
-    # List of brokers.
+    # Nodes of the requested kind.
     brokers: KeyedList[DescribeClusterBroker]  # versions 0+
-    # Cluster authorized operations.
+    # Bit field of the ACL operations the caller may perform on the cluster (bit n for AclOperation
+    # code n); INT32_MIN when not asked for.
     cluster_authorized_operations: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

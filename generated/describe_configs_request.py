@@ -28,18 +28,20 @@ _pack_DescribeConfigsRequest_include_synonyms_include_documentation = struct.Str
 
 
 class DescribeConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose configs are asked for."""
 
     __slots__ = ("resource_type", "resource_name", "configuration_keys", "unknown_tagged_fields")
 
     NAME = "DescribeConfigsResource"
     VALID_VERSIONS = (1, 4)
 
-    # Type of the resource.
+    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client
+    # metrics, 32 group).
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-
+    # wide broker default.
     resource_name: str  # versions 0+
-    # List of configuration keys.
+    # Config keys to report, or null for all of them.
     configuration_keys: list[str] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,11 +91,12 @@ class DescribeConfigsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (1, 4)
 
-    # List of resources.
+    # Resources whose configs are asked for.
     resources: list[DescribeConfigsResource]  # versions 0+
-    # Flag: include synonyms.
+    # When true, each config also lists its synonyms: the values it would take at each level it can
+    # be set at.
     include_synonyms: bool  # versions 1+
-    # Flag: include documentation.
+    # When true, each config carries its documentation text.
     include_documentation: bool  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,18 +34,18 @@ _pack_DescribeConfigsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class DescribeConfigsSynonym(GeneratedStruct):
-    """List of synonyms."""
+    """Values the key takes at each level it can be set at, highest precedence first."""
 
     __slots__ = ("name", "value", "source", "unknown_tagged_fields")
 
     NAME = "DescribeConfigsSynonym"
     VALID_VERSIONS = (1, 4)
 
-    # Name.
+    # Config key at that level (for example log.retention.ms for a topic's retention.ms).
     name: str  # versions 1+
-    # Value.
+    # Value at that level, or null when sensitive.
     value: str | None  # versions 1+, nullable 0+
-    # Source.
+    # Level of the synonym, with the same codes as ConfigSource.
     source: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -85,30 +85,33 @@ class DescribeConfigsSynonym(GeneratedStruct):
 
 
 class DescribeConfigsResourceResult(GeneratedStruct):
-    """List of configs."""
+    """The resource's configs, one entry per key reported."""
 
     __slots__ = ("name", "value", "read_only", "config_source", "is_default", "is_sensitive", "synonyms", "config_type", "documentation", "unknown_tagged_fields")
 
     NAME = "DescribeConfigsResourceResult"
     VALID_VERSIONS = (1, 4)
 
-    # Name.
+    # Config key, for example retention.ms.
     name: str  # versions 0+
-    # Value.
+    # Effective value of the key; null when it is sensitive or has no value.
     value: str | None  # versions 0+, nullable
-    # Flag: read only.
+    # True when the key cannot be changed dynamically.
     read_only: bool  # versions 0+
-    # Config source.
+    # Where the value comes from: 1 topic override, 2 dynamic broker, 3 dynamic cluster-wide
+    # default, 4 static broker config, 5 default, 6 dynamic broker logger, 7 client metrics, 8
+    # group; -1 when unknown.
     config_source: int  # versions 1+, ignorable
-    # Flag: is default.
+    # True when the key still has its default value (v0 only).
     is_default: bool  # version 0
-    # Flag: is sensitive.
+    # True when the value is secret, in which case Value is null.
     is_sensitive: bool  # versions 0+
-    # List of synonyms.
+    # Values the key takes at each level it can be set at, highest precedence first.
     synonyms: list[DescribeConfigsSynonym]  # versions 1+, ignorable
-    # Config type.
+    # Data type of the value: 1 boolean, 2 string, 3 int, 4 short, 5 long, 6 double, 7 list, 8
+    # class, 9 password; 0 unknown.
     config_type: int  # versions 3+, ignorable
-    # Documentation.
+    # Documentation text of the key, or null when not asked for.
     documentation: str | None  # versions 3+, nullable 0+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -172,22 +175,23 @@ class DescribeConfigsResourceResult(GeneratedStruct):
 
 
 class DescribeConfigsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """Outcome for each resource of the request."""
 
     __slots__ = ("error_code", "error_message", "resource_type", "resource_name", "configs", "unknown_tagged_fields")
 
     NAME = "DescribeConfigsResult"
     VALID_VERSIONS = (1, 4)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this resource, 0 on success; for example TOPIC_AUTHORIZATION_FAILED or
+    # UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null on success.
     error_message: str | None  # versions 0+, nullable
-    # Type of the resource.
+    # Kind of resource, as in the request.
     resource_type: int  # versions 0+
-    # Name of the resource.
+    # Name of the resource, as in the request.
     resource_name: str  # versions 0+
-    # List of configs.
+    # The resource's configs, one entry per key reported.
     configs: list[DescribeConfigsResourceResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -247,7 +251,7 @@ class DescribeConfigsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # One result per item of the request.
+    # Outcome for each resource of the request.
     results: list[DescribeConfigsResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

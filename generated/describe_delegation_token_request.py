@@ -19,16 +19,16 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, che
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
-    """List of owners."""
+    """Owners whose tokens to list, or null for every token the caller may see."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 
     NAME = "DescribeDelegationTokenOwner"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type.
+    # Principal type of the owner (normally User).
     principal_type: str  # versions 0+
-    # Principal name.
+    # Name of the owner whose tokens to list.
     principal_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -75,7 +75,7 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
 
-    # List of owners.
+    # Owners whose tokens to list, or null for every token the caller may see.
     owners: list[DescribeDelegationTokenOwner] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,16 +28,16 @@ _pack_DescribeDelegationTokenResponse_throttle_time_ms = struct.Struct(">i").pac
 
 
 class DescribedDelegationTokenRenewer(GeneratedStruct):
-    """List of renewers."""
+    """Principals besides the owner that may renew the token."""
 
     __slots__ = ("principal_type", "principal_name", "unknown_tagged_fields")
 
     NAME = "DescribedDelegationTokenRenewer"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type.
+    # Principal type of the renewer.
     principal_type: str  # versions 0+
-    # Principal name.
+    # Name of the principal allowed to renew.
     principal_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -73,32 +73,32 @@ class DescribedDelegationTokenRenewer(GeneratedStruct):
 
 
 class DescribedDelegationToken(GeneratedStruct):
-    """List of tokens."""
+    """The tokens matching the request that the caller may see."""
 
     __slots__ = ("principal_type", "principal_name", "token_requester_principal_type", "token_requester_principal_name", "issue_timestamp", "expiry_timestamp", "max_timestamp", "token_id", "hmac", "renewers", "unknown_tagged_fields")
 
     NAME = "DescribedDelegationToken"
     VALID_VERSIONS = (0, 3)
 
-    # Principal type.
+    # Principal type of the token's owner.
     principal_type: str  # versions 0+
-    # Principal name.
+    # Name of the token's owner.
     principal_name: str  # versions 0+
-    # Token requester principal type.
+    # Principal type of the user who created the token.
     token_requester_principal_type: str  # versions 3+
-    # Token requester principal name.
+    # Name of the user who created the token.
     token_requester_principal_name: str  # versions 3+
-    # Issue timestamp.
+    # When the token was created, in milliseconds since the epoch.
     issue_timestamp: int  # versions 0+
-    # Expiry timestamp.
+    # Time in milliseconds since the epoch at which the token expires unless renewed first.
     expiry_timestamp: int  # versions 0+
-    # Max timestamp.
+    # Time in milliseconds since the epoch after which the token cannot be renewed any further.
     max_timestamp: int  # versions 0+
-    # Token id.
+    # Id of the token (the SCRAM user name when authenticating with it).
     token_id: str  # versions 0+
-    # Hmac.
+    # The token's secret (the SCRAM password when authenticating with it).
     hmac: bytes  # versions 0+
-    # List of renewers.
+    # Principals besides the owner that may renew the token.
     renewers: list[DescribedDelegationTokenRenewer]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -177,9 +177,9 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 3)
 
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example DELEGATION_TOKEN_AUTH_DISABLED.
     error_code: int  # versions 0+
-    # List of tokens.
+    # The tokens matching the request that the caller may see.
     tokens: list[DescribedDelegationToken]  # versions 0+
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+

@@ -34,9 +34,9 @@ class DescribeGroupsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 5
     VALID_VERSIONS = (0, 6)
 
-    # List of groups.
+    # Ids of the classic groups to describe, one result each.
     groups: list[str]  # versions 0+
-    # Flag: include authorized operations.
+    # When true, the response says which operations the caller may perform on each group.
     include_authorized_operations: bool  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,24 +28,26 @@ _pack_DescribeGroupsResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class DescribedGroupMember(GeneratedStruct):
-    """List of members."""
+    """Members of the group; empty when the group is Dead."""
 
     __slots__ = ("member_id", "group_instance_id", "client_id", "client_host", "member_metadata", "member_assignment", "unknown_tagged_fields")
 
     NAME = "DescribedGroupMember"
     VALID_VERSIONS = (0, 6)
 
-    # Member id given by the coordinator.
+    # Member id the coordinator gave the member.
     member_id: str  # versions 0+
-    # Static instance id set by the user, or null.
+    # Static membership id (group.instance.id) of the member, or null.
     group_instance_id: str | None  # versions 4+, nullable, ignorable
-    # Client id.
+    # Client id of the member's latest JoinGroup.
     client_id: str  # versions 0+
-    # Client host.
+    # Host the member connects from.
     client_host: str  # versions 0+
-    # Member metadata.
+    # The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription);
+    # empty unless Stable.
     member_metadata: bytes  # versions 0+
-    # Member assignment.
+    # The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment); empty
+    # unless Stable.
     member_assignment: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -97,28 +99,32 @@ class DescribedGroupMember(GeneratedStruct):
 
 
 class DescribedGroup(GeneratedStruct):
-    """List of groups."""
+    """One entry per group of the request."""
 
     __slots__ = ("error_code", "error_message", "group_id", "group_state", "protocol_type", "protocol_data", "members", "authorized_operations", "unknown_tagged_fields")
 
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 6)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND (v6+) or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing this group's failure for people, or null.
     error_message: str | None  # versions 6+, nullable
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Group state.
+    # State of the group (Empty, PreparingRebalance, CompletingRebalance, Stable or Dead); empty on
+    # error.
     group_state: str  # versions 0+
-    # Protocol type.
+    # Protocol type the members joined with (for example consumer or connect); empty when there is
+    # none.
     protocol_type: str  # versions 0+
-    # Protocol data.
+    # Name of the protocol the group chose (for a consumer group, the assignor, such as range);
+    # empty unless Stable.
     protocol_data: str  # versions 0+
-    # List of members.
+    # Members of the group; empty when the group is Dead.
     members: list[DescribedGroupMember]  # versions 0+
-    # Authorized operations.
+    # Bit field of the ACL operations the caller may perform on the group (bit n for AclOperation
+    # code n); INT32_MIN when not asked for.
     authorized_operations: int  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -190,7 +196,7 @@ class DescribeGroupsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # List of groups.
+    # One entry per group of the request.
     groups: list[DescribedGroup]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -24,16 +24,16 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class DescribableLogDirTopic(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to report, by topic; null to report every replica on the broker."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "DescribableLogDirTopic"
     VALID_VERSIONS = (1, 5)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions to report.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,7 +79,7 @@ class DescribeLogDirsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 5)
 
-    # Topics covered.
+    # Partitions to report, by topic; null to report every replica on the broker.
     topics: KeyedList[DescribableLogDirTopic] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

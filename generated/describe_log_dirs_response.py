@@ -36,20 +36,22 @@ _pack_DescribeLogDirsResponse_throttle_time_ms_error_code = struct.Struct(">ih")
 
 
 class DescribeLogDirsPartition(GeneratedStruct):
-    """Partitions covered."""
+    """Replicas of the topic's partitions in this directory."""
 
     __slots__ = ("partition_index", "partition_size", "offset_lag", "is_future_key", "unknown_tagged_fields")
 
     NAME = "DescribeLogDirsPartition"
     VALID_VERSIONS = (1, 5)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Partition size.
+    # Bytes the replica's log segments take on disk in this directory.
     partition_size: int  # versions 0+
-    # Offset lag.
+    # How far the log's end offset is behind: behind the high watermark for the replica's current
+    # log, behind the current log's end for a future log.
     offset_lag: int  # versions 0+
-    # Flag: is future key.
+    # True for a future log: a copy being built by AlterReplicaLogDirs that will replace the
+    # replica's current log once caught up.
     is_future_key: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -93,16 +95,16 @@ class DescribeLogDirsPartition(GeneratedStruct):
 
 
 class DescribeLogDirsTopic(GeneratedStruct):
-    """Topics covered."""
+    """Topics with replicas in this directory."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "DescribeLogDirsTopic"
     VALID_VERSIONS = (1, 5)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Replicas of the topic's partitions in this directory.
     partitions: list[DescribeLogDirsPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -138,24 +140,26 @@ class DescribeLogDirsTopic(GeneratedStruct):
 
 
 class DescribeLogDirsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """One entry per log directory of the broker."""
 
     __slots__ = ("error_code", "log_dir", "topics", "total_bytes", "usable_bytes", "is_cordoned", "unknown_tagged_fields")
 
     NAME = "DescribeLogDirsResult"
     VALID_VERSIONS = (1, 5)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this directory, 0 on success; KAFKA_STORAGE_ERROR when the directory is offline.
     error_code: int  # versions 0+
-    # Log dir.
+    # Absolute path of the log directory.
     log_dir: str  # versions 0+
-    # Topics covered.
+    # Topics with replicas in this directory.
     topics: list[DescribeLogDirsTopic]  # versions 0+
-    # Total bytes.
+    # Size in bytes of the volume holding the directory (remote storage not counted); -1 when
+    # unknown.
     total_bytes: int  # versions 4+, ignorable
-    # Usable bytes.
+    # Free bytes the broker can still use on that volume (remote storage not counted); -1 when
+    # unknown.
     usable_bytes: int  # versions 4+, ignorable
-    # Flag: is cordoned.
+    # True when the directory is cordoned: no new replicas are placed in it (KIP-1066).
     is_cordoned: bool  # versions 5+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -219,9 +223,9 @@ class DescribeLogDirsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request (v3+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 3+, ignorable
-    # One result per item of the request.
+    # One entry per log directory of the broker.
     results: list[DescribeLogDirsResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -24,16 +24,16 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TopicRequest(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to describe, by topic."""
 
     __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
 
     NAME = "TopicRequest"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # List of partition indexes.
+    # Indexes of the topic's partitions to describe.
     partition_indexes: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,7 +79,7 @@ class DescribeProducersRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Topics covered.
+    # Partitions to describe, by topic.
     topics: list[TopicRequest]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

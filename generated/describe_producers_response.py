@@ -29,24 +29,25 @@ _pack_DescribeProducersResponse_throttle_time_ms = struct.Struct(">i").pack
 
 
 class ProducerState(GeneratedStruct):
-    """List of active producers."""
+    """Producers the leader keeps state for on this partition."""
 
     __slots__ = ("producer_id", "producer_epoch", "last_sequence", "last_timestamp", "coordinator_epoch", "current_txn_start_offset", "unknown_tagged_fields")
 
     NAME = "ProducerState"
     VALID_VERSIONS = (0, 0)
 
-    # Producer id.
+    # Producer id the state belongs to.
     producer_id: int  # versions 0+
-    # Epoch of the producer id.
+    # Epoch of the producer's latest write.
     producer_epoch: int  # versions 0+
-    # Last sequence.
+    # Sequence number of the producer's last record; -1 when none.
     last_sequence: int  # versions 0+
-    # Last timestamp.
+    # Largest timestamp of the producer's last batch, in milliseconds; -1 when none.
     last_timestamp: int  # versions 0+
-    # Coordinator epoch.
+    # Epoch of the transaction coordinator that last wrote a marker for this producer; -1 when none
+    # has.
     coordinator_epoch: int  # versions 0+
-    # Current txn start offset.
+    # First offset of the producer's open transaction in this partition, or -1 when none is open.
     current_txn_start_offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -98,20 +99,21 @@ class ProducerState(GeneratedStruct):
 
 
 class PartitionResponse(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "active_producers", "unknown_tagged_fields")
 
     NAME = "PartitionResponse"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER or
+    # TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text with more detail about the failure, or null.
     error_message: str | None  # versions 0+, nullable
-    # List of active producers.
+    # Producers the leader keeps state for on this partition.
     active_producers: list[ProducerState]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -155,16 +157,16 @@ class PartitionResponse(GeneratedStruct):
 
 
 class TopicResponse(GeneratedStruct):
-    """Topics covered."""
+    """Results by topic, one entry per topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicResponse"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionResponse]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -212,7 +214,7 @@ class DescribeProducersResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Topics covered.
+    # Results by topic, one entry per topic of the request.
     topics: list[TopicResponse]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

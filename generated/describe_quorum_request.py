@@ -25,14 +25,14 @@ _rows_PartitionData_v0_2 = struct.Struct(">iB").iter_unpack
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions of that topic."""
+    """Partitions of the Raft topic to describe."""
 
     __slots__ = ("partition_index", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Partition index.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,9 +71,9 @@ class TopicData(GeneratedStruct):
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Topic name.
+    # Name of the Raft topic (in practice __cluster_metadata).
     topic_name: str  # versions 0+
-    # Partitions of that topic.
+    # Partitions of the Raft topic to describe.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -52,9 +52,9 @@ class ReplicaState(GeneratedStruct):
     NAME = "ReplicaState"
     VALID_VERSIONS = (0, 2)
 
-    # Replica id.
+    # Replica id of the voter or observer.
     replica_id: int  # versions 0+
-    # Log directory id of the replica.
+    # Directory id of the replica's metadata log directory; the zero uuid when unknown.
     replica_directory_id: UUID  # versions 2+
     # Last known log end offset, -1 when unknown.
     log_end_offset: int  # versions 0+
@@ -109,28 +109,29 @@ class ReplicaState(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Quorum state per partition."""
+    """Quorum state of each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "error_message", "leader_id", "leader_epoch", "high_watermark", "current_voters", "observers", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Partition index.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Partition error, 0 when none.
+    # Outcome for this partition, 0 on success; NOT_LEADER_OR_FOLLOWER when the node asked is not
+    # the leader.
     error_code: int  # versions 0+
     # Partition error text, null when none.
     error_message: str | None  # versions 2+, nullable, ignorable
     # Current leader, -1 when unknown.
     leader_id: int  # versions 0+
-    # Latest leader epoch known.
+    # Newest leader epoch the answering node knows.
     leader_epoch: int  # versions 0+
-    # High watermark of the partition.
+    # High watermark of the Raft log: offsets below it are committed.
     high_watermark: int  # versions 0+
-    # Replicas that vote.
+    # Replicas in the voter set, with their progress.
     current_voters: list[ReplicaState]  # versions 0+
-    # Replicas that only observe.
+    # Replicas that fetch the log without voting (brokers, controllers not yet added).
     observers: list[ReplicaState]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -190,16 +191,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Quorum state per topic."""
+    """Quorum state by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Topic name.
+    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Quorum state per partition.
+    # Quorum state of each partition of the topic.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -235,18 +236,18 @@ class TopicData(GeneratedStruct):
 
 
 class Listener(GeneratedStruct):
-    """Listeners of the node."""
+    """Endpoints of the node, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 
     NAME = "Listener"
     VALID_VERSIONS = (2, 2)
 
-    # Listener name.
+    # Listener name of the node's endpoint.
     name: str  # versions 2+, map key
-    # Host name or address.
+    # Host name or IP address of the node on that listener.
     host: str  # versions 2+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 2+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -293,9 +294,9 @@ class Node(GeneratedStruct):
     NAME = "Node"
     VALID_VERSIONS = (2, 2)
 
-    # Node id.
+    # Replica id of the node.
     node_id: int  # versions 2+, map key
-    # Listeners of the node.
+    # Endpoints of the node, one per listener name.
     listeners: KeyedList[Listener]  # versions 2+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -341,11 +342,11 @@ class DescribeQuorumResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # Top-level error, 0 when none.
+    # Error for the whole request, 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
     # Top-level error text, null when none.
     error_message: str | None  # versions 2+, nullable, ignorable
-    # Quorum state per topic.
+    # Quorum state by Raft topic (in practice only __cluster_metadata).
     topics: list[TopicData]  # versions 0+
     # Endpoints of the quorum's nodes.
     nodes: KeyedList[Node]  # versions 2+

@@ -31,7 +31,7 @@ class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
     NAME = "DescribeShareGroupOffsetsRequestTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
     # Indexes of the partitions to describe.
     partitions: list[int]  # versions 0+
@@ -69,14 +69,14 @@ class DescribeShareGroupOffsetsRequestTopic(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsRequestGroup(GeneratedStruct):
-    """Share groups to describe."""
+    """Share groups whose start offsets to report."""
 
     __slots__ = ("group_id", "topics", "unknown_tagged_fields")
 
     NAME = "DescribeShareGroupOffsetsRequestGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
     # Topics to describe; null means every topic-partition of the group.
     topics: list[DescribeShareGroupOffsetsRequestTopic] | None  # versions 0+, nullable
@@ -125,7 +125,7 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Share groups to describe.
+    # Share groups whose start offsets to report.
     groups: list[DescribeShareGroupOffsetsRequestGroup]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -33,22 +33,22 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
-    """Result per partition."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "start_offset", "leader_epoch", "lag", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "DescribeShareGroupOffsetsResponsePartition"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+
-    # Start offset of the share-partition.
+    # Offset from which the group's consumers get records of this partition.
     start_offset: int  # versions 0+
-    # Leader epoch of the partition.
+    # Leader epoch of the partition when the share state was written.
     leader_epoch: int  # versions 0+
     # Records of the share-partition not yet delivered, or -1 when unknown.
     lag: int  # versions 1+, ignorable
-    # Error code for this partition; 0 when there was none.
+    # Outcome for this partition, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
     # Error text for this partition, or null.
     error_message: str | None  # versions 0+, nullable
@@ -102,18 +102,18 @@ class DescribeShareGroupOffsetsResponsePartition(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the group."""
 
     __slots__ = ("topic_name", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "DescribeShareGroupOffsetsResponseTopic"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
     # Unique id of the topic.
     topic_id: UUID  # versions 0+
-    # Result per partition.
+    # Result for each partition of the topic.
     partitions: list[DescribeShareGroupOffsetsResponsePartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -153,18 +153,18 @@ class DescribeShareGroupOffsetsResponseTopic(GeneratedStruct):
 
 
 class DescribeShareGroupOffsetsResponseGroup(GeneratedStruct):
-    """Result per group."""
+    """Result for each share group of the request."""
 
     __slots__ = ("group_id", "topics", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "DescribeShareGroupOffsetsResponseGroup"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Result per topic.
+    # Result for each topic of the group.
     topics: list[DescribeShareGroupOffsetsResponseTopic]  # versions 0+
-    # Error code for the group; 0 when there was none.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
     error_code: int  # versions 0+
     # Error text for the group, or null.
     error_message: str | None  # versions 0+, nullable
@@ -223,7 +223,7 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Result per group.
+    # Result for each share group of the request.
     groups: list[DescribeShareGroupOffsetsResponseGroup]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

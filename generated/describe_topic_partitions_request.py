@@ -26,14 +26,14 @@ _pack_DescribeTopicPartitionsRequest_response_partition_limit = struct.Struct(">
 
 
 class TopicRequest(GeneratedStruct):
-    """Topics covered."""
+    """Topics to describe; an empty list describes every topic the caller may see."""
 
     __slots__ = ("name", "unknown_tagged_fields")
 
     NAME = "TopicRequest"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic this entry is about.
     name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -65,16 +65,16 @@ class TopicRequest(GeneratedStruct):
 
 
 class Cursor(GeneratedStruct):
-    """Cursor."""
+    """Where to resume: first topic and partition to describe; null starts at the beginning."""
 
     __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
 
     NAME = "Cursor"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the first topic to describe; it must be in Topics when Topics is not empty.
     topic_name: str  # versions 0+
-    # Index of the partition.
+    # First partition of that topic to describe.
     partition_index: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -121,11 +121,12 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Topics covered.
+    # Topics to describe; an empty list describes every topic the caller may see.
     topics: list[TopicRequest]  # versions 0+
-    # Response partition limit.
+    # Most partitions one response may hold (the broker caps it further); the rest is fetched with
+    # NextCursor.
     response_partition_limit: int  # versions 0+
-    # Cursor.
+    # Where to resume: first topic and partition to describe; null starts at the beginning.
     cursor: Cursor | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

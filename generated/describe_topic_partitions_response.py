@@ -39,30 +39,32 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
-    """Partitions covered."""
+    """Described partitions of the topic."""
 
     __slots__ = ("error_code", "partition_index", "leader_id", "leader_epoch", "replica_nodes", "isr_nodes", "eligible_leader_replicas", "last_known_elr", "offline_replicas", "unknown_tagged_fields")
 
     NAME = "DescribeTopicPartitionsResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker id of the leader.
+    # Broker id of the partition's leader, or -1 when it has none.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Leader epoch of the partition, -1 when unknown.
     leader_epoch: int  # versions 0+, ignorable
-    # List of replica nodes.
+    # Broker ids of all the partition's replicas.
     replica_nodes: list[int]  # versions 0+
-    # List of isr nodes.
+    # Broker ids of the in-sync replicas.
     isr_nodes: list[int]  # versions 0+
-    # List of eligible leader replicas.
+    # Broker ids that are out of the ISR yet safe to elect, since they hold every committed record
+    # (KIP-966); null when not tracked.
     eligible_leader_replicas: list[int] | None  # versions 0+, nullable
-    # List of last known elr.
+    # Broker ids last known to be eligible leaders before the partition lost them all; null when not
+    # tracked.
     last_known_elr: list[int] | None  # versions 0+, nullable
-    # List of offline replicas.
+    # Broker ids of replicas that are offline.
     offline_replicas: list[int]  # versions 0+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -126,24 +128,26 @@ class DescribeTopicPartitionsResponsePartition(GeneratedStruct):
 
 
 class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
-    """Topics covered."""
+    """Described topics, in name order."""
 
     __slots__ = ("error_code", "name", "topic_id", "is_internal", "partitions", "topic_authorized_operations", "unknown_tagged_fields")
 
     NAME = "DescribeTopicPartitionsResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION or
+    # TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str | None  # versions 0+, nullable, map key
-    # Unique id of the topic.
+    # Id of the topic; the zero uuid on error.
     topic_id: UUID  # versions 0+, ignorable
-    # Flag: is internal.
+    # True for internal topics such as __consumer_offsets.
     is_internal: bool  # versions 0+, ignorable
-    # Partitions covered.
+    # Described partitions of the topic.
     partitions: list[DescribeTopicPartitionsResponsePartition]  # versions 0+
-    # Topic authorized operations.
+    # Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation
+    # code n); INT32_MIN when not computed.
     topic_authorized_operations: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -195,16 +199,16 @@ class DescribeTopicPartitionsResponseTopic(GeneratedStruct):
 
 
 class Cursor(GeneratedStruct):
-    """Next cursor."""
+    """Where the next page starts; null when this page ends the answer."""
 
     __slots__ = ("topic_name", "partition_index", "unknown_tagged_fields")
 
     NAME = "Cursor"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the next page starts with.
     topic_name: str  # versions 0+
-    # Index of the partition.
+    # Partition of that topic the next page starts with.
     partition_index: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -253,9 +257,9 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Topics covered.
+    # Described topics, in name order.
     topics: KeyedList[DescribeTopicPartitionsResponseTopic]  # versions 0+
-    # Next cursor.
+    # Where the next page starts; null when this page ends the answer.
     next_cursor: Cursor | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -29,7 +29,7 @@ class DescribeTransactionsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # List of transactional ids.
+    # Transactional ids to describe; an empty list describes none.
     transactional_ids: list[str]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -30,16 +30,17 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Partitions in the open transaction, by topic; while it commits or aborts, only those still
+    lacking a marker."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 0)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions in the transaction.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -75,28 +76,32 @@ class TopicData(GeneratedStruct):
 
 
 class TransactionState(GeneratedStruct):
-    """List of transaction states."""
+    """One entry per transactional id of the request."""
 
     __slots__ = ("error_code", "transactional_id", "transaction_state", "transaction_timeout_ms", "transaction_start_time_ms", "producer_id", "producer_epoch", "topics", "unknown_tagged_fields")
 
     NAME = "TransactionState"
     VALID_VERSIONS = (0, 0)
 
-    # Error code; 0 when there was no error.
+    # Outcome for this transactional id, 0 on success; for example TRANSACTIONAL_ID_NOT_FOUND or
+    # NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Transactional id of the producer.
+    # Transactional id this entry describes.
     transactional_id: str  # versions 0+
-    # Transaction state.
+    # State at the coordinator, for example Empty, Ongoing, PrepareCommit, PrepareAbort,
+    # CompleteCommit or CompleteAbort.
     transaction_state: str  # versions 0+
-    # Transaction timeout ms.
+    # Timeout of the producer's transactions in milliseconds; the coordinator aborts one that runs
+    # longer.
     transaction_timeout_ms: int  # versions 0+
-    # Transaction start time ms.
+    # When the open transaction started, in milliseconds since the epoch; -1 when none is open.
     transaction_start_time_ms: int  # versions 0+
-    # Producer id.
+    # Producer id the transactional id currently holds.
     producer_id: int  # versions 0+
-    # Epoch of the producer id.
+    # Epoch of that producer id.
     producer_epoch: int  # versions 0+
-    # Topics covered.
+    # Partitions in the open transaction, by topic; while it commits or aborts, only those still
+    # lacking a marker.
     topics: KeyedList[TopicData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -169,7 +174,7 @@ class DescribeTransactionsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # List of transaction states.
+    # One entry per transactional id of the request.
     transaction_states: list[TransactionState]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -19,14 +19,14 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, che
 
 
 class UserName(GeneratedStruct):
-    """List of users."""
+    """Users to describe; null or empty describes every user with a credential."""
 
     __slots__ = ("name", "unknown_tagged_fields")
 
     NAME = "UserName"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the user to describe.
     name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -69,7 +69,7 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # List of users.
+    # Users to describe; null or empty describes every user with a credential.
     users: list[UserName] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -29,16 +29,16 @@ _pack_DescribeUserScramCredentialsResponse_throttle_time_ms_error_code = struct.
 
 
 class CredentialInfo(GeneratedStruct):
-    """List of credential infos."""
+    """One entry per SCRAM mechanism the user has a credential for."""
 
     __slots__ = ("mechanism", "iterations", "unknown_tagged_fields")
 
     NAME = "CredentialInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Mechanism.
+    # SCRAM mechanism: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
-    # Iterations.
+    # Hash iteration count of the credential.
     iterations: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -74,20 +74,21 @@ class CredentialInfo(GeneratedStruct):
 
 
 class DescribeUserScramCredentialsResult(GeneratedStruct):
-    """One result per item of the request."""
+    """One entry per user described."""
 
     __slots__ = ("user", "error_code", "error_message", "credential_infos", "unknown_tagged_fields")
 
     NAME = "DescribeUserScramCredentialsResult"
     VALID_VERSIONS = (0, 0)
 
-    # User.
+    # Name of the user this entry describes.
     user: str  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this user, 0 on success; for example RESOURCE_NOT_FOUND when the user has no
+    # credential, or DUPLICATE_RESOURCE when named twice.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing this user's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # List of credential infos.
+    # One entry per SCRAM mechanism the user has a credential for.
     credential_infos: list[CredentialInfo]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -144,11 +145,11 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; set only for authorization or server failures.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # One result per item of the request.
+    # One entry per user described.
     results: list[DescribeUserScramCredentialsResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,16 +28,16 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class TopicPartitions(GeneratedStruct):
-    """List of topic partitions."""
+    """Partitions to elect leaders for, by topic; null for every partition."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 2)
 
-    # Topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
-    # Partitions covered.
+    # Indexes of the topic's partitions to elect a leader for.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,11 +83,12 @@ class ElectLeadersRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # Election type.
+    # Kind of election: 0 moves leadership to the preferred replica, 1 (unclean) elects a live
+    # replica outside the ISR when no in-sync replica is left.
     election_type: int  # versions 1+
-    # List of topic partitions.
+    # Partitions to elect leaders for, by topic; null for every partition.
     topic_partitions: KeyedList[TopicPartitions] | None  # versions 0+, nullable
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds to wait for the elections to finish before answering with a timeout.
     timeout_ms: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

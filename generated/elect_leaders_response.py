@@ -28,18 +28,19 @@ _pack_ElectLeadersResponse_throttle_time_ms_error_code = struct.Struct(">ih").pa
 
 
 class PartitionResult(GeneratedStruct):
-    """List of partition result."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_id", "error_code", "error_message", "unknown_tagged_fields")
 
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Partition id.
+    # Index of the partition within the topic.
     partition_id: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 when a leader was elected; for example ELECTION_NOT_NEEDED or
+    # ELIGIBLE_LEADERS_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Error text for people, or null when there is none.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,16 +80,16 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReplicaElectionResult(GeneratedStruct):
-    """List of replica election results."""
+    """Results by topic; empty when the caller may not elect leaders and asked for every partition."""
 
     __slots__ = ("topic", "partition_result", "unknown_tagged_fields")
 
     NAME = "ReplicaElectionResult"
     VALID_VERSIONS = (0, 2)
 
-    # Topic.
+    # Name of the topic this entry is about.
     topic: str  # versions 0+
-    # List of partition result.
+    # Result for each partition of the topic.
     partition_result: list[PartitionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -136,9 +137,9 @@ class ElectLeadersResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Error for the whole request (v1+), 0 if none; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 1+
-    # List of replica election results.
+    # Results by topic; empty when the caller may not elect leaders and asked for every partition.
     replica_election_results: list[ReplicaElectionResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -31,16 +31,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class ReplicaInfo(GeneratedStruct):
-    """List of preferred candidates."""
+    """Voters best placed to succeed, most caught-up first (v1+); they start an election sooner."""
 
     __slots__ = ("candidate_id", "candidate_directory_id", "unknown_tagged_fields")
 
     NAME = "ReplicaInfo"
     VALID_VERSIONS = (1, 1)
 
-    # Candidate id.
+    # Replica id of the candidate voter.
     candidate_id: int  # versions 1+
-    # Candidate directory id.
+    # Directory id of the candidate voter's metadata log directory.
     candidate_directory_id: UUID  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -76,22 +76,23 @@ class ReplicaInfo(GeneratedStruct):
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic the leader resigns for."""
 
     __slots__ = ("partition_index", "leader_id", "leader_epoch", "preferred_successors", "preferred_candidates", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker id of the leader.
+    # Replica id of the resigning leader.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Epoch of the resigning leader.
     leader_epoch: int  # versions 0+
-    # List of preferred successors.
+    # Replica ids of the voters best placed to succeed, most caught-up first (v0); they start an
+    # election sooner.
     preferred_successors: list[int]  # version 0, ignorable
-    # List of preferred candidates.
+    # Voters best placed to succeed, most caught-up first (v1+); they start an election sooner.
     preferred_candidates: list[ReplicaInfo]  # versions 1+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -139,16 +140,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics the leader resigns for (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic.
+    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic the leader resigns for.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -184,18 +185,18 @@ class TopicData(GeneratedStruct):
 
 
 class LeaderEndpoint(GeneratedStruct):
-    """List of leader endpoints."""
+    """Endpoints of the resigning leader, one per listener name."""
 
     __slots__ = ("name", "host", "port", "unknown_tagged_fields")
 
     NAME = "LeaderEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Name.
+    # Listener name of the leader's endpoint.
     name: str  # versions 1+, map key
-    # Host name.
+    # Host name or IP address of the leader on that listener.
     host: str  # versions 1+
-    # Port number.
+    # TCP port of the leader on that listener.
     port: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -245,11 +246,11 @@ class EndQuorumEpochRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # Id of the cluster.
+    # Cluster id of the sender, or null; a receiver in another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable
-    # Topics covered.
+    # Raft topics the leader resigns for (in practice only __cluster_metadata).
     topics: list[TopicData]  # versions 0+
-    # List of leader endpoints.
+    # Endpoints of the resigning leader, one per listener name.
     leader_endpoints: KeyedList[LeaderEndpoint]  # versions 1+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

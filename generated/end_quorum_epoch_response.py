@@ -32,20 +32,21 @@ _pack_EndQuorumEpochResponse_error_code = struct.Struct(">h").pack
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("partition_index", "error_code", "leader_id", "leader_epoch", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH when the voter knows
+    # a newer epoch.
     error_code: int  # versions 0+
-    # Broker id of the leader.
+    # Replica id of the leader the voter knows of, or -1 when it knows none.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Newest leader epoch the voter knows of.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,16 +90,16 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Topics covered."""
+    """Results by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the topic.
+    # Name of the Raft topic.
     topic_name: str  # versions 0+
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -134,18 +135,18 @@ class TopicData(GeneratedStruct):
 
 
 class NodeEndpoint(GeneratedStruct):
-    """List of node endpoints."""
+    """Endpoints of the leaders named in the partition results."""
 
     __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the node.
+    # Replica id of the node these endpoints belong to.
     node_id: int  # versions 1+, map key
-    # Host name.
+    # Host name or IP address of the node.
     host: str  # versions 1+
-    # Port number.
+    # TCP port of the node.
     port: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -195,11 +196,11 @@ class EndQuorumEpochResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Topics covered.
+    # Results by Raft topic (in practice only __cluster_metadata).
     topics: list[TopicData]  # versions 0+
-    # List of node endpoints.
+    # Endpoints of the leaders named in the partition results.
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

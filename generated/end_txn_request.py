@@ -34,13 +34,13 @@ class EndTxnRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
 
-    # Transactional id of the producer.
+    # Transactional id of the producer whose transaction ends.
     transactional_id: str  # versions 0+
-    # Producer id.
+    # Producer id the transactional id holds.
     producer_id: int  # versions 0+
-    # Epoch of the producer id.
+    # Epoch of the producer id; a stale epoch is fenced.
     producer_epoch: int  # versions 0+
-    # Flag: committed.
+    # True to commit the transaction, false to abort it.
     committed: bool  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -38,11 +38,12 @@ class EndTxnResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example INVALID_TXN_STATE, PRODUCER_FENCED or
+    # CONCURRENT_TRANSACTIONS.
     error_code: int  # versions 0+
-    # Producer id.
+    # Producer id for the next transaction (v5+); -1 when not set.
     producer_id: int  # versions 5+, ignorable
-    # Epoch of the producer id.
+    # Producer epoch for the next transaction, bumped by the coordinator (v5+); -1 when not set.
     producer_epoch: int  # versions 5+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

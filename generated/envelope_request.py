@@ -29,11 +29,12 @@ class EnvelopeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Request data.
+    # The client's request, header and body, as it was serialized.
     request_data: bytes  # versions 0+
-    # Request principal.
+    # The client's authenticated principal, serialized by the broker's principal builder
+    # (DefaultPrincipalData by default).
     request_principal: bytes | None  # versions 0+, nullable
-    # Client host address.
+    # IP address of the client as raw bytes (4 for IPv4, 16 for IPv6), for ACL host checks.
     client_host_address: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

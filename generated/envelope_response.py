@@ -34,9 +34,10 @@ class EnvelopeResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Response data.
+    # The inner response, header and body, as serialized; null when the envelope itself failed.
     response_data: bytes | None  # versions 0+, nullable
-    # Error code; 0 when there was no error.
+    # Error of the envelope itself (not of the inner request), 0 if none; for example
+    # PRINCIPAL_DESERIALIZATION_FAILURE or CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,9 +35,10 @@ class ExpireDelegationTokenRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # Hmac.
+    # Secret of the token to expire, which identifies it.
     hmac: bytes  # versions 0+
-    # Expiry time period ms.
+    # Milliseconds from now at which the token should expire (never past its maximum lifetime);
+    # negative to expire it immediately.
     expiry_time_period_ms: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

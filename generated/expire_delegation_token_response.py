@@ -35,9 +35,10 @@ class ExpireDelegationTokenResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example DELEGATION_TOKEN_NOT_FOUND or
+    # DELEGATION_TOKEN_OWNER_MISMATCH.
     error_code: int  # versions 0+
-    # Expiry timestamp ms.
+    # The token's new expiry time, in milliseconds since the epoch.
     expiry_timestamp_ms: int  # versions 0+
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+

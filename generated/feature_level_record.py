@@ -34,7 +34,7 @@ class FeatureLevelRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Feature name.
+    # Feature name, for example metadata.version, kraft.version or transaction.version.
     name: str  # versions 0+
     # Cluster-wide finalized level of the feature; 0 means the feature is off.
     feature_level: int  # versions 0+

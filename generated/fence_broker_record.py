@@ -36,7 +36,7 @@ class FenceBrokerRecord(GeneratedStruct):
 
     # Broker being fenced; it drops out of every ISR.
     id: int  # versions 0+
-    # Registration epoch of that broker.
+    # Registration epoch of the broker being fenced; the record applies only to that registration.
     epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -45,7 +45,7 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class ReplicaState(GeneratedStruct):
-    """Identity of the fetching follower."""
+    """Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer."""
 
     __slots__ = ("replica_id", "replica_epoch", "unknown_tagged_fields")
 
@@ -90,18 +90,19 @@ class ReplicaState(GeneratedStruct):
 
 
 class FetchPartition(GeneratedStruct):
-    """The partitions of this topic to read from."""
+    """Partitions of the topic to fetch."""
 
     __slots__ = ("partition", "current_leader_epoch", "fetch_offset", "last_fetched_epoch", "log_start_offset", "partition_max_bytes", "replica_directory_id", "high_watermark", "unknown_tagged_fields")
 
     NAME = "FetchPartition"
     VALID_VERSIONS = (4, 18)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Leader epoch the fetcher believes is current.
+    # Leader epoch the fetcher believes is current, so a stale or newer leader can be detected; -1
+    # to skip the check.
     current_leader_epoch: int  # versions 9+, ignorable
-    # Offset to start reading at.
+    # Offset of the first record to return.
     fetch_offset: int  # versions 0+
     # Epoch of the last record already fetched, or -1 when there is none.
     last_fetched_epoch: int  # versions 12+
@@ -172,18 +173,19 @@ class FetchPartition(GeneratedStruct):
 
 
 class FetchTopic(GeneratedStruct):
-    """The topics to read from."""
+    """Topics to fetch; in an incremental session, only the partitions added or changed since the
+    last request."""
 
     __slots__ = ("topic", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "FetchTopic"
     VALID_VERSIONS = (4, 18)
 
-    # Name of the topic.
+    # Name of the topic (v4-v12).
     topic: str  # versions 0-12, ignorable
-    # Id of the topic.
+    # Id of the topic (v13+).
     topic_id: UUID  # versions 13+, ignorable
-    # The partitions of this topic to read from.
+    # Partitions of the topic to fetch.
     partitions: list[FetchPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -230,9 +232,9 @@ class ForgottenTopic(GeneratedStruct):
     NAME = "ForgottenTopic"
     VALID_VERSIONS = (7, 18)
 
-    # Name of the topic.
+    # Name of the topic (v7-v12).
     topic: str  # versions 7-12, ignorable
-    # Id of the topic.
+    # Id of the topic (v13+).
     topic_id: UUID  # versions 13+, ignorable
     # Indexes of the partitions to drop.
     partitions: list[int]  # versions 7+
@@ -289,7 +291,7 @@ class FetchRequest(GeneratedStruct):
     cluster_id: str | None  # versions 12+, nullable, tag 0, ignorable
     # Broker id of the fetching follower; -1 for a consumer.
     replica_id: int  # versions 0-14
-    # Identity of the fetching follower.
+    # Identity of the fetching follower (v15+); absent (left at its defaults) for a consumer.
     replica_state: ReplicaState  # versions 15+, tag 1
     # Longest time in milliseconds the broker may wait before answering.
     max_wait_ms: int  # versions 0+
@@ -300,11 +302,14 @@ class FetchRequest(GeneratedStruct):
     # 0 (read uncommitted) returns every record; 1 (read committed) stops at the last stable offset
     # and lists aborted transactions so the reader can skip their records.
     isolation_level: int  # versions 4+, ignorable
-    # Id of the incremental fetch session.
+    # Id of the incremental fetch session this request continues; 0 for a full fetch or to open a
+    # new session.
     session_id: int  # versions 7+, ignorable
-    # Position of this request within its fetch session.
+    # Sequence number of this request in its fetch session: 0 opens a session, -1 closes it (or asks
+    # for a full fetch), otherwise one more than the last.
     session_epoch: int  # versions 7+, ignorable
-    # The topics to read from.
+    # Topics to fetch; in an incremental session, only the partitions added or changed since the
+    # last request.
     topics: list[FetchTopic]  # versions 0+
     # Partitions to drop from an incremental fetch session.
     forgotten_topics_data: list[ForgottenTopic]  # versions 7+

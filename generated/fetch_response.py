@@ -58,9 +58,9 @@ class EpochEndOffset(GeneratedStruct):
     NAME = "EpochEndOffset"
     VALID_VERSIONS = (12, 18)
 
-    # The largest shared epoch.
+    # Largest leader epoch the fetcher's log and the leader's log have in common.
     epoch: int  # versions 12+
-    # End offset of that epoch.
+    # Offset where that epoch ends in the leader's log; the fetcher truncates to it.
     end_offset: int  # versions 12+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -96,7 +96,8 @@ class EpochEndOffset(GeneratedStruct):
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
-    """Who leads the partition now."""
+    """The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
+    FENCED_LEADER_EPOCH so the client need not refresh metadata."""
 
     __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
 
@@ -105,7 +106,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
     # Id of the leader, or -1 when not known.
     leader_id: int  # versions 12+
-    # Newest leader epoch known to the broker.
+    # Newest leader epoch known to the broker, -1 when unknown.
     leader_epoch: int  # versions 12+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -149,9 +150,10 @@ class SnapshotId(GeneratedStruct):
     NAME = "SnapshotId"
     VALID_VERSIONS = (12, 18)
 
-    # End offset of the snapshot.
+    # End offset of the snapshot (exclusive): the offset the fetcher continues from after loading
+    # it.
     end_offset: int  # versions 0+
-    # Epoch of the snapshot.
+    # Leader epoch of the last record the snapshot covers.
     epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -187,7 +189,7 @@ class SnapshotId(GeneratedStruct):
 
 
 class AbortedTransaction(GeneratedStruct):
-    """Transactions aborted within the returned range (read committed only)."""
+    """Transactions aborted within the returned range, for a read-committed fetch; null otherwise."""
 
     __slots__ = ("producer_id", "first_offset", "unknown_tagged_fields")
 
@@ -196,7 +198,8 @@ class AbortedTransaction(GeneratedStruct):
 
     # Producer id that ran the aborted transaction.
     producer_id: int  # versions 4+
-    # Offset of the transaction's first record.
+    # Offset of the aborted transaction's first record; records of that producer from here up to the
+    # abort marker are skipped.
     first_offset: int  # versions 4+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -239,29 +242,33 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (4, 18)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; for example OFFSET_OUT_OF_RANGE,
+    # NOT_LEADER_OR_FOLLOWER or FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # The partition's high watermark now.
+    # High watermark of the partition: consumers can read up to it, since records below it are on
+    # every in-sync replica.
     high_watermark: int  # versions 0+
     # Last stable offset: every transaction that began before it is already committed or aborted.
     last_stable_offset: int  # versions 4+, ignorable
-    # First offset still present in the partition's log.
+    # First offset still present in the partition's log; -1 when unknown.
     log_start_offset: int  # versions 5+, ignorable
     # Set when the fetcher's log diverges from the leader's (judged from LastFetchedEpoch and
     # FetchOffset): the largest epoch both share, with its end offset.
     diverging_epoch: EpochEndOffset  # versions 12+, tag 0
-    # Who leads the partition now.
+    # The partition's leader as this broker knows it; set with NOT_LEADER_OR_FOLLOWER or
+    # FENCED_LEADER_EPOCH so the client need not refresh metadata.
     current_leader: LeaderIdAndEpoch  # versions 12+, tag 1
     # Set when the fetch offset is below the log start offset: the snapshot to ask for with
     # FetchSnapshot.
     snapshot_id: SnapshotId  # versions 12+, tag 2
-    # Transactions aborted within the returned range (read committed only).
+    # Transactions aborted within the returned range, for a read-committed fetch; null otherwise.
     aborted_transactions: list[AbortedTransaction] | None  # versions 4+, nullable, ignorable
-    # Replica the consumer should fetch from next time, or -1.
+    # Broker id of the replica the consumer should fetch from next (KIP-392); -1 to keep fetching
+    # from this broker.
     preferred_read_replica: int  # versions 11+
-    # The fetched record batches.
+    # The fetched record batches; may end with a partial batch, which the reader drops.
     records: RecordsView | bytes | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -340,9 +347,9 @@ class FetchableTopicResponse(GeneratedStruct):
     NAME = "FetchableTopicResponse"
     VALID_VERSIONS = (4, 18)
 
-    # Name of the topic.
+    # Name of the topic (v4-v12).
     topic: str  # versions 0-12, ignorable
-    # Id of the topic.
+    # Id of the topic (v13+).
     topic_id: UUID  # versions 13+, ignorable
     # One entry per partition returned.
     partitions: list[PartitionData]  # versions 0+
@@ -392,11 +399,11 @@ class NodeEndpoint(GeneratedStruct):
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (16, 18)
 
-    # Id of the node.
+    # Broker id of the node.
     node_id: int  # versions 16+, map key
-    # Host name of the node.
+    # Host name of the node on the listener the request came in on.
     host: str  # versions 16+
-    # Port of the node.
+    # Port of the node on that listener.
     port: int  # versions 16+
     # Rack of the node, or null when it has none.
     rack: str | None  # versions 16+, nullable
@@ -454,7 +461,8 @@ class FetchResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code for the whole request; 0 on success.
+    # Error for the whole request (v7+), 0 if none; for example FETCH_SESSION_ID_NOT_FOUND or
+    # INVALID_FETCH_SESSION_EPOCH.
     error_code: int  # versions 7+, ignorable
     # Id of the fetch session, or 0 when the fetch is not part of one.
     session_id: int  # versions 7+

@@ -33,16 +33,16 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class SnapshotId(GeneratedStruct):
-    """Snapshot id."""
+    """Which snapshot to fetch, as named by the leader's Fetch answer."""
 
     __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
 
     NAME = "SnapshotId"
     VALID_VERSIONS = (0, 1)
 
-    # End offset.
+    # End offset (exclusive) of the snapshot.
     end_offset: int  # versions 0+
-    # Epoch.
+    # Leader epoch of the last record the snapshot covers.
     epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -78,22 +78,22 @@ class SnapshotId(GeneratedStruct):
 
 
 class PartitionSnapshot(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to fetch a snapshot of."""
 
     __slots__ = ("partition", "current_leader_epoch", "snapshot_id", "position", "replica_directory_id", "unknown_tagged_fields")
 
     NAME = "PartitionSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Current leader epoch.
+    # Leader epoch the fetcher knows, so a stale leader can be detected; -1 when unknown.
     current_leader_epoch: int  # versions 0+
-    # Snapshot id.
+    # Which snapshot to fetch, as named by the leader's Fetch answer.
     snapshot_id: SnapshotId  # versions 0+
-    # Position.
+    # Byte position in the snapshot to continue from; 0 for the first chunk.
     position: int  # versions 0+
-    # Replica directory id.
+    # Directory id of the fetching replica's metadata log directory.
     replica_directory_id: UUID  # versions 1+, tag 0, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -141,16 +141,16 @@ class PartitionSnapshot(GeneratedStruct):
 
 
 class TopicSnapshot(GeneratedStruct):
-    """Topics covered."""
+    """Raft topics to fetch snapshots of (in practice only __cluster_metadata)."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Name of the Raft topic.
     name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic to fetch a snapshot of.
     partitions: list[PartitionSnapshot]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -196,13 +196,13 @@ class FetchSnapshotRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Id of the cluster.
+    # Cluster id the sender expects, or null; a leader of another cluster refuses the request.
     cluster_id: str | None  # versions 0+, nullable, tag 0
-    # Replica id.
+    # Replica id of the fetching node; -1 when it is not a replica (an observer without an id).
     replica_id: int  # versions 0+
-    # Max bytes.
+    # Most snapshot bytes to return in the whole response.
     max_bytes: int  # versions 0+
-    # Topics covered.
+    # Raft topics to fetch snapshots of (in practice only __cluster_metadata).
     topics: list[TopicSnapshot]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

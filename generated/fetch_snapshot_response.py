@@ -37,16 +37,16 @@ _pack_FetchSnapshotResponse_throttle_time_ms_error_code = struct.Struct(">ih").p
 
 
 class SnapshotId(GeneratedStruct):
-    """Snapshot id."""
+    """The snapshot the chunk belongs to."""
 
     __slots__ = ("end_offset", "epoch", "unknown_tagged_fields")
 
     NAME = "SnapshotId"
     VALID_VERSIONS = (0, 1)
 
-    # End offset.
+    # End offset (exclusive) of the snapshot.
     end_offset: int  # versions 0+
-    # Epoch.
+    # Leader epoch of the last record the snapshot covers.
     epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,16 +82,16 @@ class SnapshotId(GeneratedStruct):
 
 
 class LeaderIdAndEpoch(GeneratedStruct):
-    """Current leader."""
+    """The partition's leader as the answering node knows it."""
 
     __slots__ = ("leader_id", "leader_epoch", "unknown_tagged_fields")
 
     NAME = "LeaderIdAndEpoch"
     VALID_VERSIONS = (0, 1)
 
-    # Broker id of the leader.
+    # Replica id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Epoch of the leader.
+    # Newest leader epoch the answering node knows.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -127,26 +127,27 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
 
 class PartitionSnapshot(GeneratedStruct):
-    """Partitions covered."""
+    """Result for each partition of the topic."""
 
     __slots__ = ("index", "error_code", "snapshot_id", "current_leader", "size_", "position", "unaligned_records", "unknown_tagged_fields")
 
     NAME = "PartitionSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Index.
+    # Index of the partition within the topic.
     index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example SNAPSHOT_NOT_FOUND,
+    # POSITION_OUT_OF_RANGE or FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # Snapshot id.
+    # The snapshot the chunk belongs to.
     snapshot_id: SnapshotId  # versions 0+
-    # Current leader.
+    # The partition's leader as the answering node knows it.
     current_leader: LeaderIdAndEpoch  # versions 0+, tag 0
-    # Size.
+    # Total size of the snapshot in bytes.
     size_: int  # versions 0+
-    # Position.
+    # Byte position in the snapshot of the first byte of UnalignedRecords.
     position: int  # versions 0+
-    # Unaligned records.
+    # The chunk's bytes, cut from the snapshot file without regard to record batch boundaries.
     unaligned_records: RecordsView | bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -202,16 +203,16 @@ class PartitionSnapshot(GeneratedStruct):
 
 
 class TopicSnapshot(GeneratedStruct):
-    """Topics covered."""
+    """Results by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicSnapshot"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Name of the Raft topic.
     name: str  # versions 0+
-    # Partitions covered.
+    # Result for each partition of the topic.
     partitions: list[PartitionSnapshot]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -247,18 +248,18 @@ class TopicSnapshot(GeneratedStruct):
 
 
 class NodeEndpoint(GeneratedStruct):
-    """List of node endpoints."""
+    """Endpoints of the leaders named in the partition results."""
 
     __slots__ = ("node_id", "host", "port", "unknown_tagged_fields")
 
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the node.
+    # Replica id of the node these endpoints belong to.
     node_id: int  # versions 1+, map key
-    # Host name.
+    # Host name or IP address of the node.
     host: str  # versions 1+
-    # Port number.
+    # TCP port of the node.
     port: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -310,11 +311,11 @@ class FetchSnapshotResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Topics covered.
+    # Results by Raft topic (in practice only __cluster_metadata).
     topics: list[TopicSnapshot]  # versions 0+
-    # List of node endpoints.
+    # Endpoints of the leaders named in the partition results.
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

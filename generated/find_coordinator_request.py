@@ -34,11 +34,12 @@ class FindCoordinatorRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 6)
 
-    # The key whose coordinator is wanted.
+    # Group id or transactional id whose coordinator is wanted (v0-v3).
     key: str  # versions 0-3
     # What kind of key: 0 group, 1 transaction, 2 share.
     key_type: int  # versions 1+
-    # The keys whose coordinators are wanted.
+    # Group ids, transactional ids or share-partition keys whose coordinators are wanted (v4+), all
+    # of KeyType.
     coordinator_keys: list[str]  # versions 4+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

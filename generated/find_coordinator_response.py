@@ -43,15 +43,16 @@ class Coordinator(GeneratedStruct):
     NAME = "Coordinator"
     VALID_VERSIONS = (4, 6)
 
-    # The key this result is for.
+    # The requested key this result answers.
     key: str  # versions 4+
-    # Id of the coordinator node.
+    # Broker id of the key's coordinator; -1 on error.
     node_id: int  # versions 4+
     # Host name of the coordinator.
     host: str  # versions 4+
-    # Port of the coordinator.
+    # TCP port of the coordinator.
     port: int  # versions 4+
-    # Error code for this key; 0 on success.
+    # Outcome for this key, 0 on success; for example COORDINATOR_NOT_AVAILABLE or
+    # TRANSACTIONAL_ID_AUTHORIZATION_FAILED.
     error_code: int  # versions 4+
     # Text of the error, or null on success.
     error_message: str | None  # versions 4+, nullable, ignorable
@@ -117,15 +118,16 @@ class FindCoordinatorResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code of the lookup; 0 on success.
+    # Outcome of the lookup (v0-v3), 0 on success; for example COORDINATOR_NOT_AVAILABLE or
+    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0-3
     # Text of the error, or null on success.
     error_message: str | None  # versions 1-3, nullable, ignorable
-    # Id of the coordinator node.
+    # Broker id of the coordinator (v0-v3); -1 on error.
     node_id: int  # versions 0-3
-    # Host name of the coordinator.
+    # Host name of the coordinator (v0-v3).
     host: str  # versions 0-3
-    # Port of the coordinator.
+    # Port of the coordinator (v0-v3).
     port: int  # versions 0-3
     # One result per requested key.
     coordinators: list[Coordinator]  # versions 4+

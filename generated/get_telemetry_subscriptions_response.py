@@ -46,7 +46,7 @@ class GetTelemetrySubscriptionsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the request; 0 on success.
+    # Outcome, 0 when the subscription could be returned; otherwise the client retries later.
     error_code: int  # versions 0+
     # The instance id the broker assigns when the request carried all zeros; otherwise all zeros.
     client_instance_id: UUID  # versions 0+

@@ -29,7 +29,7 @@ class GroupMetadataKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Group id.
+    # Id of the classic group the value describes.
     group: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

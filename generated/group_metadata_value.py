@@ -37,7 +37,7 @@ class MemberMetadata(GeneratedStruct):
     NAME = "MemberMetadata"
     VALID_VERSIONS = (0, 4)
 
-    # Member id.
+    # Member id the coordinator gave the member.
     member_id: str  # versions 0+
     # Static membership instance id, or null.
     group_instance_id: str | None  # versions 3+, nullable, ignorable
@@ -48,11 +48,11 @@ class MemberMetadata(GeneratedStruct):
     # How long the group waits for this member to rejoin during a rebalance (ms); -1 when the record
     # (v0) does not say.
     rebalance_timeout: int  # versions 1+, ignorable
-    # Session timeout (ms).
+    # Milliseconds without a heartbeat after which the member is dropped.
     session_timeout: int  # versions 0+
-    # Opaque subscription metadata of the member.
+    # The member's metadata for the chosen protocol (for consumers, a ConsumerProtocolSubscription).
     subscription: bytes  # versions 0+
-    # Opaque assignment given to the member.
+    # The assignment the leader gave the member (for consumers, a ConsumerProtocolAssignment).
     assignment: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -123,9 +123,10 @@ class GroupMetadataValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
 
-    # Protocol type of the group (e.g. consumer).
+    # Protocol type of the group (for example consumer or connect); empty for a group that only
+    # commits offsets.
     protocol_type: str  # versions 0+
-    # Generation id.
+    # Generation of the group, bumped by every completed rebalance.
     generation: int  # versions 0+
     # Chosen protocol (assignor), or null.
     protocol: str | None  # versions 0+, nullable
@@ -133,7 +134,7 @@ class GroupMetadataValue(GeneratedStruct):
     leader: str | None  # versions 0+, nullable
     # When the group entered its current state (ms), -1 when unknown.
     current_state_timestamp: int  # versions 2+, ignorable
-    # Members of the group.
+    # Members of the group as of the last completed rebalance.
     members: list[MemberMetadata]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

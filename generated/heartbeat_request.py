@@ -34,13 +34,13 @@ class HeartbeatRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
 
-    # Id of the group.
+    # Id of the group the member belongs to.
     group_id: str  # versions 0+
-    # Generation the member belongs to.
+    # Generation the member joined in; the coordinator rejects an old one with ILLEGAL_GENERATION.
     generation_id: int  # versions 0+
-    # Member id given by the coordinator.
+    # Member id the coordinator gave the member in JoinGroup.
     member_id: str  # versions 0+
-    # Static instance id set by the user, or null.
+    # Static membership id (group.instance.id), or null for a dynamic member.
     group_instance_id: str | None  # versions 3+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -38,7 +38,8 @@ class HeartbeatResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code of the heartbeat; 0 on success (REBALANCE_IN_PROGRESS asks the member to rejoin).
+    # Outcome, 0 when all is well; REBALANCE_IN_PROGRESS asks the member to rejoin,
+    # ILLEGAL_GENERATION or UNKNOWN_MEMBER_ID that it was dropped.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

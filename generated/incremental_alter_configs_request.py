@@ -28,18 +28,18 @@ _pack_IncrementalAlterConfigsRequest_validate_only = struct.Struct(">?").pack
 
 
 class AlterableConfig(GeneratedStruct):
-    """List of configs."""
+    """Changes to make to the resource's config keys."""
 
     __slots__ = ("name", "config_operation", "value", "unknown_tagged_fields")
 
     NAME = "AlterableConfig"
     VALID_VERSIONS = (0, 1)
 
-    # Name.
+    # Config key to change, for example retention.ms.
     name: str  # versions 0+, map key
-    # Config operation.
+    # Change to make: 0 set, 1 delete (back to default), 2 append to a list, 3 subtract from a list.
     config_operation: int  # versions 0+, map key
-    # Value.
+    # Value to set, append or subtract; null for a delete.
     value: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,18 +79,20 @@ class AlterableConfig(GeneratedStruct):
 
 
 class AlterConfigsResource(GeneratedStruct):
-    """List of resources."""
+    """Resources whose configs change, one entry each."""
 
     __slots__ = ("resource_type", "resource_name", "configs", "unknown_tagged_fields")
 
     NAME = "AlterConfigsResource"
     VALID_VERSIONS = (0, 1)
 
-    # Type of the resource.
+    # Kind of resource, as a ConfigResource type code (2 topic, 4 broker, 8 broker logger, 16 client
+    # metrics, 32 group).
     resource_type: int  # versions 0+, map key
-    # Name of the resource.
+    # Topic, group or subscription name, or broker id in decimal; an empty name means the cluster-
+    # wide broker default.
     resource_name: str  # versions 0+, map key
-    # List of configs.
+    # Changes to make to the resource's config keys.
     configs: KeyedList[AlterableConfig]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -141,7 +143,7 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # List of resources.
+    # Resources whose configs change, one entry each.
     resources: KeyedList[AlterConfigsResource]  # versions 0+
     # When true, only check the request and change nothing.
     validate_only: bool  # versions 0+

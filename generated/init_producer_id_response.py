@@ -38,11 +38,12 @@ class InitProducerIdResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Error code of the request; 0 on success.
+    # Outcome, 0 on success; for example CONCURRENT_TRANSACTIONS, NOT_COORDINATOR or
+    # PRODUCER_FENCED.
     error_code: int  # versions 0+
-    # Producer id the producer must use.
+    # Producer id the producer is to write with; -1 on error.
     producer_id: int  # versions 0+
-    # Epoch that goes with the producer id.
+    # Epoch to write with; raised each time a new instance initializes the same transactional id.
     producer_epoch: int  # versions 0+
     # Producer id of the transaction kept open by KeepPreparedTxn, or -1 when none is open.
     ongoing_txn_producer_id: int  # versions 6+

@@ -28,18 +28,20 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class PartitionData(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic to initialize."""
 
     __slots__ = ("partition", "state_epoch", "start_offset", "unknown_tagged_fields")
 
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # State epoch.
+    # New state epoch of the share-partition; writers holding an older epoch are then refused with
+    # FENCED_STATE_EPOCH.
     state_epoch: int  # versions 0+
-    # Start offset.
+    # Offset from which the group is to consume the partition, or -1 to leave it to be settled
+    # later.
     start_offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,16 +81,16 @@ class PartitionData(GeneratedStruct):
 
 
 class InitializeStateData(GeneratedStruct):
-    """Topics covered."""
+    """Topics with share-partitions to initialize."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "InitializeStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic to initialize.
     partitions: list[PartitionData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -135,9 +137,9 @@ class InitializeShareGroupStateRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group.
+    # Id of the share group the state belongs to.
     group_id: str  # versions 0+
-    # Topics covered.
+    # Topics with share-partitions to initialize.
     topics: list[InitializeStateData]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -33,9 +33,9 @@ class JoinGroupRequestProtocol(GeneratedStruct):
     NAME = "JoinGroupRequestProtocol"
     VALID_VERSIONS = (0, 9)
 
-    # Name of the protocol.
+    # Name of the protocol; for consumers, an assignor such as range or cooperative-sticky.
     name: str  # versions 0+, map key
-    # Protocol-specific member metadata.
+    # The member's metadata for this protocol (for consumers, a ConsumerProtocolSubscription).
     metadata: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -90,7 +90,7 @@ class JoinGroupRequest(GeneratedStruct):
     rebalance_timeout_ms: int  # versions 1+, ignorable
     # Member id given by the coordinator; empty on the first join.
     member_id: str  # versions 0+
-    # Static instance id set by the user, or null.
+    # Static membership id (group.instance.id), or null for a dynamic member.
     group_instance_id: str | None  # versions 5+, nullable
     # Kind of group protocol the member speaks, e.g. consumer.
     protocol_type: str  # versions 0+

@@ -35,9 +35,9 @@ class JoinGroupResponseMember(GeneratedStruct):
     NAME = "JoinGroupResponseMember"
     VALID_VERSIONS = (0, 9)
 
-    # Member id.
+    # Member id of the group member.
     member_id: str  # versions 0+
-    # Static instance id of the member, or null.
+    # Static membership id of the member, or null.
     group_instance_id: str | None  # versions 5+, nullable, ignorable
     # Protocol metadata the member sent when joining.
     metadata: bytes  # versions 0+
@@ -91,17 +91,19 @@ class JoinGroupResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # Error code of the join; 0 on success.
+    # Outcome, 0 on success; for example MEMBER_ID_REQUIRED (join again with MemberId),
+    # INCONSISTENT_GROUP_PROTOCOL or GROUP_MAX_SIZE_REACHED.
     error_code: int  # versions 0+
-    # Generation of the group the member joined.
+    # Generation the member joined; -1 on error.
     generation_id: int  # versions 0+
-    # Kind of group protocol of the group, or null.
+    # Protocol type of the group (for example consumer), or null when the group has none.
     protocol_type: str | None  # versions 7+, nullable, ignorable
-    # Protocol the coordinator chose for the group.
+    # Protocol the coordinator chose, one every member supports; null on error (v7+).
     protocol_name: str | None  # versions 0+, nullable 7+
     # Member id of the group leader.
     leader: str  # versions 0+
-    # Tells the leader not to compute an assignment.
+    # True when the leader (a static member rejoining) must not compute a new assignment but keep
+    # the current one.
     skip_assignment: bool  # versions 9+
     # Member id the coordinator gave to this member.
     member_id: str  # versions 0+

@@ -36,7 +36,8 @@ class KRaftVersionRecord(GeneratedStruct):
 
     # Version of this control record body.
     version: int  # versions 0+
-    # KRaft protocol version (kraft.version level).
+    # Level of kraft.version: 0 means voters come from static configuration, 1 means the voter set
+    # is kept in the log (KIP-853).
     kraft_version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

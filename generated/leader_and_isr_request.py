@@ -54,29 +54,30 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
     NAME = "LeaderAndIsrPartitionState"
     VALID_VERSIONS = (0, 7)
 
-    # Name of the topic.
+    # Name of the topic (v0-v1 only).
     topic_name: str  # versions 0-1, ignorable
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Controller epoch.
+    # Epoch of the controller that last changed the partition's leader or ISR.
     controller_epoch: int  # versions 0+
-    # Leader.
+    # Broker id of the partition's leader.
     leader: int  # versions 0+
-    # Epoch of the leader.
+    # Leader epoch of the partition.
     leader_epoch: int  # versions 0+
     # Broker ids of the in-sync replicas.
     isr: list[int]  # versions 0+
-    # Partition epoch.
+    # Version of the partition's state in ZooKeeper (its zkVersion), bumped by every change.
     partition_epoch: int  # versions 0+
-    # Broker ids of the replicas.
+    # Broker ids of all the partition's replicas, preferred leader first.
     replicas: list[int]  # versions 0+
-    # List of adding replicas.
+    # Broker ids of replicas being added by a reassignment in progress.
     adding_replicas: list[int]  # versions 3+, ignorable
-    # List of removing replicas.
+    # Broker ids of replicas being removed by a reassignment in progress.
     removing_replicas: list[int]  # versions 3+, ignorable
-    # Flag: is new.
+    # True when the replica is being created, so a missing log is expected rather than a sign of a
+    # failed log directory.
     is_new: bool  # versions 1+, ignorable
-    # Leader recovery state.
+    # 0 when recovered, 1 while recovering after an unclean leader election (KIP-704).
     leader_recovery_state: int  # versions 6+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -152,18 +153,18 @@ class LeaderAndIsrPartitionState(GeneratedStruct):
 
 
 class LeaderAndIsrTopicState(GeneratedStruct):
-    """List of topic states."""
+    """State of the partitions, grouped by topic (v2+)."""
 
     __slots__ = ("topic_name", "topic_id", "partition_states", "unknown_tagged_fields")
 
     NAME = "LeaderAndIsrTopicState"
     VALID_VERSIONS = (2, 7)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 2+
     # Unique id of the topic.
     topic_id: UUID  # versions 5+, ignorable
-    # List of partition states.
+    # State of each partition of the topic.
     partition_states: list[LeaderAndIsrPartitionState]  # versions 2+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -203,18 +204,18 @@ class LeaderAndIsrTopicState(GeneratedStruct):
 
 
 class LeaderAndIsrLiveLeader(GeneratedStruct):
-    """List of live leaders."""
+    """Endpoints of the brokers that lead the partitions in the request."""
 
     __slots__ = ("broker_id", "host_name", "port", "unknown_tagged_fields")
 
     NAME = "LeaderAndIsrLiveLeader"
     VALID_VERSIONS = (0, 7)
 
-    # Id of the broker.
+    # Broker id of the leader.
     broker_id: int  # versions 0+
-    # Host name.
+    # Host name of the leader.
     host_name: str  # versions 0+
-    # Port number.
+    # TCP port of the leader.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -264,21 +265,24 @@ class LeaderAndIsrRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 7)
 
-    # Id of the controller.
+    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
+    # is set).
     controller_id: int  # versions 0+
-    # Flag: is k raft controller.
+    # True when a KRaft controller sends the request during a ZooKeeper migration (KIP-866).
     is_kraft_controller: bool  # versions 7+
-    # Controller epoch.
+    # Epoch of the sending controller; a broker ignores requests from an older one.
     controller_epoch: int  # versions 0+
-    # Broker epoch.
+    # Epoch of the receiving broker as the controller knows it; a stale one is refused with
+    # STALE_BROKER_EPOCH.
     broker_epoch: int  # versions 2+, ignorable
-    # Type.
+    # 1 for an incremental request, 2 for a full one listing every partition the broker should host
+    # (KIP-516); 0 unknown.
     type: int  # versions 5+
-    # List of ungrouped partition states.
+    # State of each partition, each naming its topic (v0-v1).
     ungrouped_partition_states: list[LeaderAndIsrPartitionState]  # versions 0-1
-    # List of topic states.
+    # State of the partitions, grouped by topic (v2+).
     topic_states: list[LeaderAndIsrTopicState]  # versions 2+
-    # List of live leaders.
+    # Endpoints of the brokers that lead the partitions in the request.
     live_leaders: list[LeaderAndIsrLiveLeader]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

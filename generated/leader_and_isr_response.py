@@ -36,11 +36,11 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
     NAME = "LeaderAndIsrPartitionError"
     VALID_VERSIONS = (0, 7)
 
-    # Name of the topic.
+    # Name of the topic (v0-v4).
     topic_name: str  # versions 0-4, ignorable
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome for this partition, 0 on success; for example KAFKA_STORAGE_ERROR.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -80,16 +80,16 @@ class LeaderAndIsrPartitionError(GeneratedStruct):
 
 
 class LeaderAndIsrTopicError(GeneratedStruct):
-    """Topics covered."""
+    """Outcomes grouped by topic (v5+)."""
 
     __slots__ = ("topic_id", "partition_errors", "unknown_tagged_fields")
 
     NAME = "LeaderAndIsrTopicError"
     VALID_VERSIONS = (5, 7)
 
-    # Unique id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 5+, map key
-    # List of partition errors.
+    # Outcome for each partition of the topic.
     partition_errors: list[LeaderAndIsrPartitionError]  # versions 5+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -135,11 +135,12 @@ class LeaderAndIsrResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 7)
 
-    # Error code; 0 when there was no error.
+    # Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
+    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # List of partition errors.
+    # Outcome for each partition, each naming its topic (v0-v4).
     partition_errors: list[LeaderAndIsrPartitionError]  # versions 0-4
-    # Topics covered.
+    # Outcomes grouped by topic (v5+).
     topics: KeyedList[LeaderAndIsrTopicError]  # versions 5+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,9 +36,9 @@ class Voter(GeneratedStruct):
     NAME = "Voter"
     VALID_VERSIONS = (0, 1)
 
-    # Node id of the voter.
+    # Replica id of the voter.
     voter_id: int  # versions 0+
-    # Log directory id of the voter.
+    # Directory id of the voter's metadata log directory (v1+).
     voter_directory_id: UUID  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -88,9 +88,9 @@ class LeaderChangeMessage(GeneratedStruct):
     version: int  # versions 0+
     # Node id of the new leader.
     leader_id: int  # versions 0+
-    # Voters of the quorum in this epoch.
+    # Voters of the quorum in the new leader's epoch.
     voters: list[Voter]  # versions 0+
-    # Voters that granted their vote to the leader.
+    # Voters whose votes elected the leader.
     granting_voters: list[Voter]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

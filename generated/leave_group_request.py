@@ -19,18 +19,18 @@ from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, che
 
 
 class MemberIdentity(GeneratedStruct):
-    """The members that are leaving."""
+    """The leaving members (v3+); an admin client may remove static members by instance id alone."""
 
     __slots__ = ("member_id", "group_instance_id", "reason", "unknown_tagged_fields")
 
     NAME = "MemberIdentity"
     VALID_VERSIONS = (3, 5)
 
-    # Member id of the leaving member.
+    # Member id of the leaving member; empty when only GroupInstanceId names it.
     member_id: str  # versions 3+
-    # Static instance id of the leaving member, or null.
+    # Static membership id of the leaving member, or null for a dynamic member.
     group_instance_id: str | None  # versions 3+, nullable
-    # Why the member is leaving, or null.
+    # Why the member is leaving, for the coordinator's log; null when not given.
     reason: str | None  # versions 5+, nullable, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -84,7 +84,7 @@ class LeaveGroupRequest(GeneratedStruct):
     group_id: str  # versions 0+
     # Member id of the leaving member.
     member_id: str  # versions 0-2
-    # The members that are leaving.
+    # The leaving members (v3+); an admin client may remove static members by instance id alone.
     members: list[MemberIdentity]  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -28,18 +28,18 @@ _pack_LeaveGroupResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 
 
 class MemberResponse(GeneratedStruct):
-    """One result per leaving member."""
+    """Outcome for each leaving member (v3+)."""
 
     __slots__ = ("member_id", "group_instance_id", "error_code", "unknown_tagged_fields")
 
     NAME = "MemberResponse"
     VALID_VERSIONS = (3, 5)
 
-    # Member id of the leaving member.
+    # Member id of the leaving member, as in the request.
     member_id: str  # versions 3+
-    # Static instance id of the leaving member, or null.
+    # Static membership id of the leaving member, or null.
     group_instance_id: str | None  # versions 3+, nullable
-    # Error code for this member; 0 on success.
+    # Outcome for this member, 0 on success; for example UNKNOWN_MEMBER_ID or FENCED_INSTANCE_ID.
     error_code: int  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -91,9 +91,10 @@ class LeaveGroupResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code for the whole request; 0 on success.
+    # Error for the whole request, 0 if none; for example COORDINATOR_NOT_AVAILABLE or
+    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # One result per leaving member.
+    # Outcome for each leaving member (v3+).
     members: list[MemberResponse]  # versions 3+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -37,9 +37,9 @@ class LegacyOffsetCommitValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Committed offset.
+    # Committed offset: the next record the group will read.
     offset: int  # version 0
-    # Free-form metadata supplied by the client.
+    # Free-form text the client stored with the offset.
     metadata: str  # version 0
     # When the commit was appended to the log (ms).
     commit_timestamp: int  # version 0

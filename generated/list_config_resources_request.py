@@ -34,7 +34,8 @@ class ListConfigResourcesRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # List of resource types.
+    # ConfigResource type codes to list (for example 2 topic, 16 client metrics, 32 group); empty
+    # for every type the broker lists by default.
     resource_types: list[int]  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,16 +26,17 @@ _pack_ListConfigResourcesResponse_throttle_time_ms_error_code = struct.Struct(">
 
 
 class ConfigResource(GeneratedStruct):
-    """List of config resources."""
+    """The config resources found, one entry each."""
 
     __slots__ = ("resource_name", "resource_type", "unknown_tagged_fields")
 
     NAME = "ConfigResource"
     VALID_VERSIONS = (0, 1)
 
-    # Name of the resource.
+    # Name of the resource (a topic, group, broker id or client-metrics subscription).
     resource_name: str  # versions 0+
-    # Type of the resource.
+    # ConfigResource type code of the resource; 16 (client metrics) in v0, which could list nothing
+    # else.
     resource_type: int  # versions 1+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -84,9 +85,9 @@ class ListConfigResourcesResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # List of config resources.
+    # The config resources found, one entry each.
     config_resources: list[ConfigResource]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -29,9 +29,11 @@ class ListGroupsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 3
     VALID_VERSIONS = (0, 5)
 
-    # List of states filter.
+    # Group states to list (for example Stable or Empty, case-insensitive); empty lists groups in
+    # every state.
     states_filter: list[str]  # versions 4+
-    # List of types filter.
+    # Group types to list (classic, consumer, share or streams, case-insensitive); empty lists
+    # groups of every type.
     types_filter: list[str]  # versions 5+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

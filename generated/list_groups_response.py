@@ -26,20 +26,20 @@ _pack_ListGroupsResponse_throttle_time_ms_error_code = struct.Struct(">ih").pack
 
 
 class ListedGroup(GeneratedStruct):
-    """List of groups."""
+    """Groups coordinated by this broker that pass the filters."""
 
     __slots__ = ("group_id", "protocol_type", "group_state", "group_type", "unknown_tagged_fields")
 
     NAME = "ListedGroup"
     VALID_VERSIONS = (0, 5)
 
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # Protocol type.
+    # Protocol type of the group (for example consumer or connect); empty when it has none.
     protocol_type: str  # versions 0+
-    # Group state.
+    # State of the group, for example Stable or Empty (v4+).
     group_state: str  # versions 4+, ignorable
-    # Group type.
+    # Type of the group: classic, consumer, share or streams (v5+).
     group_type: str  # versions 5+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -95,9 +95,9 @@ class ListGroupsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS.
     error_code: int  # versions 0+
-    # List of groups.
+    # Groups coordinated by this broker that pass the filters.
     groups: list[ListedGroup]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -39,13 +39,15 @@ class ListOffsetsPartition(GeneratedStruct):
     NAME = "ListOffsetsPartition"
     VALID_VERSIONS = (1, 11)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Leader epoch the caller believes is current.
+    # Leader epoch the caller believes is current, so a stale or newer leader can be detected; -1 to
+    # skip the check.
     current_leader_epoch: int  # versions 4+, ignorable
-    # Timestamp to look up, or a negative special value (latest, earliest, ...).
+    # Milliseconds timestamp to find the first offset at or after, or a special value: -1 latest, -2
+    # earliest, -3 max timestamp, -4 earliest local, -5 latest tiered, -6 earliest pending upload.
     timestamp: int  # versions 0+
-    # Most offsets to return (v0 only).
+    # Most offsets to return for the partition (v0 only).
     max_num_offsets: int  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -96,7 +98,7 @@ class ListOffsetsTopic(GeneratedStruct):
     NAME = "ListOffsetsTopic"
     VALID_VERSIONS = (1, 11)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
     # The partitions of this topic to look up.
     partitions: list[ListOffsetsPartition]  # versions 0+

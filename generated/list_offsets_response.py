@@ -35,17 +35,18 @@ class ListOffsetsPartitionResponse(GeneratedStruct):
     NAME = "ListOffsetsPartitionResponse"
     VALID_VERSIONS = (1, 11)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
+    # OFFSET_NOT_AVAILABLE or UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
-    # The offsets found (v0 only).
+    # The offsets found, newest first (v0 only).
     old_style_offsets: list[int]  # version 0
-    # Timestamp of the record at the returned offset.
+    # Timestamp of the record at the returned offset; -1 when the lookup was not by timestamp.
     timestamp: int  # versions 1+
-    # The offset found.
+    # The offset found; -1 when no record has a timestamp at or after the one asked for.
     offset: int  # versions 1+
-    # Leader epoch of the record at the returned offset.
+    # Leader epoch of the record at the returned offset, -1 when unknown.
     leader_epoch: int  # versions 4+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -104,7 +105,7 @@ class ListOffsetsTopicResponse(GeneratedStruct):
     NAME = "ListOffsetsTopicResponse"
     VALID_VERSIONS = (1, 11)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
     # One entry per partition looked up.
     partitions: list[ListOffsetsPartitionResponse]  # versions 0+

@@ -26,16 +26,16 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class ListPartitionReassignmentsTopics(GeneratedStruct):
-    """Topics covered."""
+    """Partitions to report, by topic; null for every reassignment in progress."""
 
     __slots__ = ("name", "partition_indexes", "unknown_tagged_fields")
 
     NAME = "ListPartitionReassignmentsTopics"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # List of partition indexes.
+    # Indexes of the topic's partitions to report.
     partition_indexes: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,9 +82,9 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Milliseconds to wait for the operation before giving up.
+    # Milliseconds the controller may take to answer before the request times out.
     timeout_ms: int  # versions 0+
-    # Topics covered.
+    # Partitions to report, by topic; null for every reassignment in progress.
     topics: list[ListPartitionReassignmentsTopics] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

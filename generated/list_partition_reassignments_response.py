@@ -28,20 +28,20 @@ _pack_int32s = _w.PACK_ARRAY["i"]
 
 
 class OngoingPartitionReassignment(GeneratedStruct):
-    """Partitions covered."""
+    """Partitions of the topic being reassigned."""
 
     __slots__ = ("partition_index", "replicas", "adding_replicas", "removing_replicas", "unknown_tagged_fields")
 
     NAME = "OngoingPartitionReassignment"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Broker ids of the replicas.
+    # Broker ids of all current replicas, including those being added and removed.
     replicas: list[int]  # versions 0+
-    # List of adding replicas.
+    # Broker ids of replicas being added.
     adding_replicas: list[int]  # versions 0+
-    # List of removing replicas.
+    # Broker ids of replicas being removed.
     removing_replicas: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -85,16 +85,16 @@ class OngoingPartitionReassignment(GeneratedStruct):
 
 
 class OngoingTopicReassignment(GeneratedStruct):
-    """Topics covered."""
+    """Topics with a reassignment in progress."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "OngoingTopicReassignment"
     VALID_VERSIONS = (0, 0)
 
-    # Name.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Partitions covered.
+    # Partitions of the topic being reassigned.
     partitions: list[OngoingPartitionReassignment]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -143,11 +143,11 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
     # Error text for people, or null when there is none.
     error_message: str | None  # versions 0+, nullable
-    # Topics covered.
+    # Topics with a reassignment in progress.
     topics: list[OngoingTopicReassignment]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,13 +36,13 @@ class ListTransactionsRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # List of state filters.
+    # Transaction states to list (for example Ongoing); empty lists every state.
     state_filters: list[str]  # versions 0+
-    # List of producer id filters.
+    # Producer ids to list; empty lists every producer.
     producer_id_filters: list[int]  # versions 0+
-    # Duration filter.
+    # List only transactions running for longer than this many milliseconds; negative for no limit.
     duration_filter: int  # versions 1+
-    # Transactional id pattern.
+    # Regular expression the transactional ids must match; null or empty for every id.
     transactional_id_pattern: str | None  # versions 2+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -26,18 +26,18 @@ _pack_ListTransactionsResponse_throttle_time_ms_error_code = struct.Struct(">ih"
 
 
 class TransactionState(GeneratedStruct):
-    """List of transaction states."""
+    """The transactions found, one entry each."""
 
     __slots__ = ("transactional_id", "producer_id", "transaction_state", "unknown_tagged_fields")
 
     NAME = "TransactionState"
     VALID_VERSIONS = (0, 2)
 
-    # Transactional id of the producer.
+    # Transactional id of the transaction.
     transactional_id: str  # versions 0+
-    # Producer id.
+    # Producer id the transactional id holds.
     producer_id: int  # versions 0+
-    # Transaction state.
+    # State of the transaction at the coordinator, for example Ongoing or CompleteCommit.
     transaction_state: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,11 +89,11 @@ class ListTransactionsResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code; 0 when there was no error.
+    # Outcome, 0 on success; for example COORDINATOR_LOAD_IN_PROGRESS or INVALID_REGULAR_EXPRESSION.
     error_code: int  # versions 0+
-    # List of unknown state filters.
+    # States from StateFilters that the coordinator does not know.
     unknown_state_filters: list[str]  # versions 0+
-    # List of transaction states.
+    # The transactions found, one entry each.
     transaction_states: list[TransactionState]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -38,9 +38,9 @@ class MetadataRequestTopic(GeneratedStruct):
     NAME = "MetadataRequestTopic"
     VALID_VERSIONS = (0, 13)
 
-    # Id of the topic.
+    # Id of the topic to describe (v12+ lookup by id); the zero uuid when Name is given.
     topic_id: UUID  # versions 10+, ignorable
-    # Name of the topic.
+    # Name of the topic to describe; null when TopicId names it (v12+).
     name: str | None  # versions 0+, nullable 10+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

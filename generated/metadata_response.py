@@ -49,18 +49,18 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class MetadataResponseBroker(GeneratedStruct):
-    """The brokers of the cluster."""
+    """Live brokers of the cluster, as reachable on the listener the request came in on."""
 
     __slots__ = ("node_id", "host", "port", "rack", "unknown_tagged_fields")
 
     NAME = "MetadataResponseBroker"
     VALID_VERSIONS = (0, 13)
 
-    # Id of the broker.
+    # Broker id of the live broker.
     node_id: int  # versions 0+, map key
-    # Host name of the broker.
+    # Host name of the broker on that listener.
     host: str  # versions 0+
-    # Port of the broker.
+    # Port of the broker on that listener.
     port: int  # versions 0+
     # Rack of the broker, or null when it has none.
     rack: str | None  # versions 1+, nullable, ignorable
@@ -113,19 +113,20 @@ class MetadataResponsePartition(GeneratedStruct):
     NAME = "MetadataResponsePartition"
     VALID_VERSIONS = (0, 13)
 
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; for example LEADER_NOT_AVAILABLE or
+    # REPLICA_NOT_AVAILABLE.
     error_code: int  # versions 0+
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Id of the partition's leader.
+    # Broker id of the partition's leader, or -1 when it has none.
     leader_id: int  # versions 0+
-    # Current leader epoch of the partition.
+    # Leader epoch of the partition, -1 when unknown; clients use it to ignore older metadata.
     leader_epoch: int  # versions 7+, ignorable
-    # Every broker holding a replica of the partition.
+    # Broker ids of all the partition's replicas.
     replica_nodes: list[int]  # versions 0+
-    # The replicas that are in sync with the leader.
+    # Broker ids of the in-sync replicas.
     isr_nodes: list[int]  # versions 0+
-    # The replicas that are offline.
+    # Broker ids of replicas that are offline (their broker or log directory failed).
     offline_replicas: list[int]  # versions 5+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -188,7 +189,8 @@ class MetadataResponseTopic(GeneratedStruct):
     NAME = "MetadataResponseTopic"
     VALID_VERSIONS = (0, 13)
 
-    # Error code for this topic; 0 on success.
+    # Outcome for this topic, 0 on success; for example UNKNOWN_TOPIC_OR_PARTITION,
+    # LEADER_NOT_AVAILABLE (while being created) or TOPIC_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
     # Name of the topic; null only for an unknown topic asked for by id. Name or TopicId is always
     # set.
@@ -196,11 +198,12 @@ class MetadataResponseTopic(GeneratedStruct):
     # Id of the topic; all zeros only for an unknown topic asked for by name. Name or TopicId is
     # always set.
     topic_id: UUID  # versions 10+, ignorable
-    # Whether the topic is an internal one.
+    # True for internal topics such as __consumer_offsets and __transaction_state.
     is_internal: bool  # versions 1+, ignorable
     # One entry per partition of the topic.
     partitions: list[MetadataResponsePartition]  # versions 0+
-    # Bitfield of the operations the caller may perform on the topic.
+    # Bit field of the ACL operations the caller may perform on the topic (bit n for AclOperation
+    # code n); INT32_MIN when not asked for.
     topic_authorized_operations: int  # versions 8+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -264,17 +267,19 @@ class MetadataResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 3+, ignorable
-    # The brokers of the cluster.
+    # Live brokers of the cluster, as reachable on the listener the request came in on.
     brokers: KeyedList[MetadataResponseBroker]  # versions 0+
     # Id of the cluster the answering broker is part of.
     cluster_id: str | None  # versions 2+, nullable, ignorable
-    # Id of the controller, or -1.
+    # Id of the active controller; a KRaft cluster reports a random live broker instead, since
+    # clients cannot reach controllers; -1 when unknown.
     controller_id: int  # versions 1+, ignorable
     # One entry per topic described.
     topics: KeyedList[MetadataResponseTopic]  # versions 0+
-    # Bitfield of the operations the caller may perform on the cluster.
+    # Bit field of the ACL operations the caller may perform on the cluster (v8-v10); INT32_MIN when
+    # not asked for.
     cluster_authorized_operations: int  # versions 8-10
-    # Error code for the whole request; 0 on success.
+    # Error for the whole request (v13+), 0 if none; for example REBOOTSTRAP_REQUIRED (KIP-1102).
     error_code: int  # versions 13+, ignorable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,11 +34,11 @@ class OffsetCommitKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Consumer group id.
+    # Id of the group that committed the offset.
     group: str  # version 0
-    # Topic name.
+    # Name of the topic the offset is for.
     topic: str  # version 0
-    # Partition index.
+    # Index of the partition the offset is for.
     partition: int  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -40,15 +40,16 @@ class OffsetCommitRequestPartition(GeneratedStruct):
     NAME = "OffsetCommitRequestPartition"
     VALID_VERSIONS = (2, 10)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Offset to store.
+    # Offset to store: the next record the group will read from the partition.
     committed_offset: int  # versions 0+
-    # Leader epoch of the record before the committed offset, or -1.
+    # Leader epoch of the last record consumed, used to detect log truncation on restart; -1 when
+    # unknown.
     committed_leader_epoch: int  # versions 6+, ignorable
-    # Time of the commit (v1 only).
+    # Time of the commit in milliseconds (v1 only); -1 to let the broker use its own time.
     commit_timestamp: int  # version 1
-    # Free-form client data stored with the offset.
+    # Free-form text stored with the offset, or null.
     committed_metadata: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -103,9 +104,9 @@ class OffsetCommitRequestTopic(GeneratedStruct):
     NAME = "OffsetCommitRequestTopic"
     VALID_VERSIONS = (2, 10)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-9, ignorable
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 10+, ignorable
     # The partitions whose offsets are committed.
     partitions: list[OffsetCommitRequestPartition]  # versions 0+
@@ -157,13 +158,14 @@ class OffsetCommitRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 8
     VALID_VERSIONS = (2, 10)
 
-    # Id of the group.
+    # Id of the group the offsets belong to.
     group_id: str  # versions 0+
     # Group generation for a classic-protocol group, member epoch for a consumer-protocol group.
     generation_id_or_member_epoch: int  # versions 1+, ignorable
-    # Member id given by the coordinator.
+    # Member id of the committing member; empty for a commit from outside the group (for example an
+    # admin tool, with generation -1).
     member_id: str  # versions 1+, ignorable
-    # Static instance id set by the user, or null.
+    # Static membership id of the committing member, or null.
     group_instance_id: str | None  # versions 7+, nullable
     # How long in milliseconds to keep the offsets; -1 for the broker default.
     retention_time_ms: int  # versions 2-4, ignorable

@@ -38,9 +38,10 @@ class OffsetCommitResponsePartition(GeneratedStruct):
     NAME = "OffsetCommitResponsePartition"
     VALID_VERSIONS = (2, 10)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 when the offset was stored; for example
+    # OFFSET_METADATA_TOO_LARGE or UNKNOWN_TOPIC_OR_PARTITION.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -83,9 +84,9 @@ class OffsetCommitResponseTopic(GeneratedStruct):
     NAME = "OffsetCommitResponseTopic"
     VALID_VERSIONS = (2, 10)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-9, ignorable
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 10+, ignorable
     # One entry per partition committed.
     partitions: list[OffsetCommitResponsePartition]  # versions 0+

@@ -43,13 +43,13 @@ class OffsetCommitValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 4)
 
-    # Committed offset.
+    # Committed offset: the next record the group will read.
     offset: int  # versions 0+
     # Leader epoch of the last consumed record, -1 when unknown.
     leader_epoch: int  # versions 3+, ignorable
-    # Free-form metadata supplied by the client.
+    # Free-form text the client stored with the offset.
     metadata: str  # versions 0+
-    # When the commit was appended to the log (ms).
+    # When the commit was made, in milliseconds since the epoch.
     commit_timestamp: int  # versions 0+
     # When the offset expires (ms); present in v1 only.
     expire_timestamp: int  # version 1, ignorable

@@ -32,7 +32,7 @@ class OffsetDeleteRequestPartition(GeneratedStruct):
     NAME = "OffsetDeleteRequestPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -71,7 +71,7 @@ class OffsetDeleteRequestTopic(GeneratedStruct):
     NAME = "OffsetDeleteRequestTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
     # Partitions of this topic whose committed offsets are removed.
     partitions: list[OffsetDeleteRequestPartition]  # versions 0+

@@ -34,9 +34,10 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
     NAME = "OffsetDeleteResponsePartition"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
-    # Error code for this partition; 0 when its offset was removed.
+    # Outcome for this partition, 0 when its offset was removed; GROUP_SUBSCRIBED_TO_TOPIC while the
+    # group still consumes the topic.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -72,14 +73,14 @@ class OffsetDeleteResponsePartition(GeneratedStruct):
 
 
 class OffsetDeleteResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "OffsetDeleteResponseTopic"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+, map key
     # Outcome per partition of this topic.
     partitions: KeyedList[OffsetDeleteResponsePartition]  # versions 0+
@@ -127,12 +128,12 @@ class OffsetDeleteResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Error code for the whole request (for example, the group is still subscribed); 0 when there
-    # was none.
+    # Error for the whole request, 0 if none; for example GROUP_ID_NOT_FOUND or
+    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+, ignorable
-    # Outcome per topic.
+    # Outcome for each topic of the request.
     topics: KeyedList[OffsetDeleteResponseTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

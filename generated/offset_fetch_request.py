@@ -38,7 +38,7 @@ class OffsetFetchRequestTopic(GeneratedStruct):
     NAME = "OffsetFetchRequestTopic"
     VALID_VERSIONS = (1, 7)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-7
     # Indexes of the partitions whose offsets are wanted.
     partition_indexes: list[int]  # versions 0-7
@@ -83,9 +83,9 @@ class OffsetFetchRequestTopics(GeneratedStruct):
     NAME = "OffsetFetchRequestTopics"
     VALID_VERSIONS = (8, 10)
 
-    # Name of the topic.
+    # Name of the topic (v8-v9).
     name: str  # versions 8-9, ignorable
-    # Id of the topic.
+    # Id of the topic (v10+).
     topic_id: UUID  # versions 10+, ignorable
     # Indexes of the partitions whose offsets are wanted.
     partition_indexes: list[int]  # versions 8+
@@ -134,11 +134,13 @@ class OffsetFetchRequestGroup(GeneratedStruct):
     NAME = "OffsetFetchRequestGroup"
     VALID_VERSIONS = (8, 10)
 
-    # Id of the group.
+    # Id of the group whose offsets are wanted.
     group_id: str  # versions 8+
-    # Member id of the caller, or null.
+    # Member id of the caller when it is a member of a consumer-protocol group; null otherwise (for
+    # example an admin client).
     member_id: str | None  # versions 9+, nullable, ignorable
-    # Member epoch of the caller under the consumer group protocol (KIP-848), or -1.
+    # Member epoch of the caller in a consumer-protocol group, checked by the coordinator; -1
+    # otherwise.
     member_epoch: int  # versions 9+, ignorable
     # The topics whose offsets are wanted; null for all of them.
     topics: list[OffsetFetchRequestTopics] | None  # versions 8+, nullable

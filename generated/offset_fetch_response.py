@@ -41,22 +41,24 @@ _ZERO_UUID = UUID("00000000-0000-0000-0000-000000000000")
 
 
 class OffsetFetchResponsePartition(GeneratedStruct):
-    """One entry per partition."""
+    """Offsets of the topic's partitions."""
 
     __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
 
     NAME = "OffsetFetchResponsePartition"
     VALID_VERSIONS = (1, 7)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0-7
     # The stored offset, or -1 when none is stored.
     committed_offset: int  # versions 0-7
-    # Leader epoch stored with the offset, or -1.
+    # Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none
+    # was stored.
     committed_leader_epoch: int  # versions 5-7, ignorable
-    # Client data stored with the offset.
+    # Free-form text stored with the offset, or null.
     metadata: str | None  # versions 0-7, nullable
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; UNSTABLE_OFFSET_COMMIT while a transactional commit
+    # is pending (v7+).
     error_code: int  # versions 0-7
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -104,16 +106,16 @@ class OffsetFetchResponsePartition(GeneratedStruct):
 
 
 class OffsetFetchResponseTopic(GeneratedStruct):
-    """One entry per topic."""
+    """Offsets by topic for the single group of a v1-v7 request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "OffsetFetchResponseTopic"
     VALID_VERSIONS = (1, 7)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0-7
-    # One entry per partition.
+    # Offsets of the topic's partitions.
     partitions: list[OffsetFetchResponsePartition]  # versions 0-7
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -149,22 +151,24 @@ class OffsetFetchResponseTopic(GeneratedStruct):
 
 
 class OffsetFetchResponsePartitions(GeneratedStruct):
-    """One entry per partition."""
+    """Offsets of the topic's partitions."""
 
     __slots__ = ("partition_index", "committed_offset", "committed_leader_epoch", "metadata", "error_code", "unknown_tagged_fields")
 
     NAME = "OffsetFetchResponsePartitions"
     VALID_VERSIONS = (8, 10)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 8+
     # The stored offset, or -1 when none is stored.
     committed_offset: int  # versions 8+
-    # Leader epoch stored with the offset, or -1.
+    # Leader epoch stored with the offset (the epoch of the last consumed record), or -1 when none
+    # was stored.
     committed_leader_epoch: int  # versions 8+, ignorable
-    # Client data stored with the offset.
+    # Free-form text stored with the offset, or null.
     metadata: str | None  # versions 8+, nullable
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; for example UNSTABLE_OFFSET_COMMIT or
+    # UNKNOWN_TOPIC_ID.
     error_code: int  # versions 8+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -212,18 +216,18 @@ class OffsetFetchResponsePartitions(GeneratedStruct):
 
 
 class OffsetFetchResponseTopics(GeneratedStruct):
-    """One entry per topic."""
+    """Offsets of the group, by topic."""
 
     __slots__ = ("name", "topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "OffsetFetchResponseTopics"
     VALID_VERSIONS = (8, 10)
 
-    # Name of the topic.
+    # Name of the topic (v8-v9).
     name: str  # versions 8-9, ignorable
-    # Id of the topic.
+    # Id of the topic (v10+).
     topic_id: UUID  # versions 10+, ignorable
-    # One entry per partition.
+    # Offsets of the topic's partitions.
     partitions: list[OffsetFetchResponsePartitions]  # versions 8+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -263,18 +267,18 @@ class OffsetFetchResponseTopics(GeneratedStruct):
 
 
 class OffsetFetchResponseGroup(GeneratedStruct):
-    """One entry per group."""
+    """Offsets for each group of a v8+ request."""
 
     __slots__ = ("group_id", "topics", "error_code", "unknown_tagged_fields")
 
     NAME = "OffsetFetchResponseGroup"
     VALID_VERSIONS = (8, 10)
 
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 8+
-    # One entry per topic.
+    # Offsets of the group, by topic.
     topics: list[OffsetFetchResponseTopics]  # versions 8+
-    # Error code for this group; 0 on success.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or STALE_MEMBER_EPOCH.
     error_code: int  # versions 8+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -326,11 +330,12 @@ class OffsetFetchResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 3+, ignorable
-    # One entry per topic.
+    # Offsets by topic for the single group of a v1-v7 request.
     topics: list[OffsetFetchResponseTopic]  # versions 0-7
-    # Error code for the whole request; 0 on success.
+    # Error for the group as a whole (v2-v7), 0 if none; for example NOT_COORDINATOR or
+    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 2-7, ignorable
-    # One entry per group.
+    # Offsets for each group of a v8+ request.
     groups: list[OffsetFetchResponseGroup]  # versions 8+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,7 +35,7 @@ class OffsetForLeaderPartition(GeneratedStruct):
     NAME = "OffsetForLeaderPartition"
     VALID_VERSIONS = (2, 4)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
     # Leader epoch the sender believes is current, or -1; a newer epoch on the broker gives
     # FENCED_LEADER_EPOCH, an older one UNKNOWN_LEADER_EPOCH.
@@ -88,7 +88,7 @@ class OffsetForLeaderTopic(GeneratedStruct):
     NAME = "OffsetForLeaderTopic"
     VALID_VERSIONS = (2, 4)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
     # Partitions of this topic to look up.
     partitions: list[OffsetForLeaderPartition]  # versions 0+

@@ -35,9 +35,10 @@ class EpochEndOffset(GeneratedStruct):
     NAME = "EpochEndOffset"
     VALID_VERSIONS = (2, 4)
 
-    # Error code for this partition; 0 when there was none.
+    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH,
+    # UNKNOWN_LEADER_EPOCH or NOT_LEADER_OR_FOLLOWER.
     error_code: int  # versions 0+
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
     # The largest epoch not above the one asked for, or -1 when unknown.
     leader_epoch: int  # versions 1+, ignorable
@@ -85,14 +86,14 @@ class EpochEndOffset(GeneratedStruct):
 
 
 class OffsetForLeaderTopicResult(GeneratedStruct):
-    """Answer per topic."""
+    """Answer for each topic of the request."""
 
     __slots__ = ("topic", "partitions", "unknown_tagged_fields")
 
     NAME = "OffsetForLeaderTopicResult"
     VALID_VERSIONS = (2, 4)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+, map key
     # Answer per partition of this topic.
     partitions: list[EpochEndOffset]  # versions 0+
@@ -143,7 +144,7 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 2+, ignorable
-    # Answer per topic.
+    # Answer for each topic of the request.
     topics: KeyedList[OffsetForLeaderTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -57,7 +57,7 @@ class PartitionRecord(GeneratedStruct):
     adding_replicas: list[int]  # versions 0+
     # Broker id of the leader; -1 when the partition has none.
     leader: int  # versions 0+
-    # 1 while recovering from an unclean leader election, 0 otherwise.
+    # 0 normally; 1 after an unclean leader election, until the new leader has recovered (KIP-704).
     leader_recovery_state: int  # versions 0+, tag 0
     # Epoch of the current leader.
     leader_epoch: int  # versions 0+

@@ -37,9 +37,9 @@ class PartitionProduceData(GeneratedStruct):
     NAME = "PartitionProduceData"
     VALID_VERSIONS = (3, 13)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     index: int  # versions 0+
-    # The record batches to append.
+    # The record batches to append (for v3+, record batch format v2).
     records: RecordsView | bytes | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,9 +82,9 @@ class TopicProduceData(GeneratedStruct):
     NAME = "TopicProduceData"
     VALID_VERSIONS = (3, 13)
 
-    # Name of the topic.
+    # Name of the topic (v3-v12).
     name: str  # versions 0-12, map key, ignorable
-    # Id of the topic.
+    # Id of the topic (v13+).
     topic_id: UUID  # versions 13+, map key, ignorable
     # The partitions of this topic to write to.
     partition_data: list[PartitionProduceData]  # versions 0+

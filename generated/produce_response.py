@@ -93,7 +93,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
     # Id of the leader, or -1 when not known.
     leader_id: int  # versions 10+
-    # Newest leader epoch known to the broker.
+    # Newest leader epoch known to the broker, -1 when unknown.
     leader_epoch: int  # versions 10+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -136,15 +136,17 @@ class PartitionProduceResponse(GeneratedStruct):
     NAME = "PartitionProduceResponse"
     VALID_VERSIONS = (3, 13)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     index: int  # versions 0+
-    # Error code for this partition; 0 on success.
+    # Outcome for this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER,
+    # OUT_OF_ORDER_SEQUENCE_NUMBER or INVALID_RECORD.
     error_code: int  # versions 0+
-    # Offset given to the first appended record.
+    # Offset given to the first record of the appended batch; -1 on error.
     base_offset: int  # versions 0+
     # Broker time of the append when the topic uses LogAppendTime; -1 when it uses CreateTime.
     log_append_time_ms: int  # versions 2+, ignorable
-    # First offset still present in the partition's log.
+    # First offset still present in the partition's log, -1 when unknown; lets the producer tell a
+    # removed producer state from a real sequence gap.
     log_start_offset: int  # versions 5+, ignorable
     # The records, by position in the batch, that made the broker reject the batch.
     record_errors: list[BatchIndexAndErrorMessage]  # versions 8+, ignorable
@@ -217,9 +219,9 @@ class TopicProduceResponse(GeneratedStruct):
     NAME = "TopicProduceResponse"
     VALID_VERSIONS = (3, 13)
 
-    # Name of the topic.
+    # Name of the topic (v3-v12).
     name: str  # versions 0-12, map key, ignorable
-    # Id of the topic.
+    # Id of the topic (v13+).
     topic_id: UUID  # versions 13+, map key, ignorable
     # One entry per partition of the topic.
     partition_responses: list[PartitionProduceResponse]  # versions 0+
@@ -268,11 +270,11 @@ class NodeEndpoint(GeneratedStruct):
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (10, 13)
 
-    # Id of the node.
+    # Broker id of the node.
     node_id: int  # versions 10+, map key
-    # Host name of the node.
+    # Host name of the node on the listener the request came in on.
     host: str  # versions 10+
-    # Port of the node.
+    # Port of the node on that listener.
     port: int  # versions 10+
     # Rack of the node, or null when it has none.
     rack: str | None  # versions 10+, nullable

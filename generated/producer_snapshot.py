@@ -34,17 +34,17 @@ class ProducerEntry(GeneratedStruct):
     NAME = "ProducerEntry"
     VALID_VERSIONS = (1, 1)
 
-    # The producer id.
+    # Producer id this entry describes.
     producer_id: int  # version 1
-    # Current epoch of the producer id.
+    # Epoch of the producer id as of the snapshot.
     epoch: int  # version 1
     # Sequence number of the last record written by the producer.
     last_sequence: int  # version 1
-    # Offset of that last record.
+    # Offset of the producer's last record.
     last_offset: int  # version 1
     # Last offset minus the first offset of the producer's last batch.
     offset_delta: int  # version 1
-    # Max timestamp of the producer's last batch (ms).
+    # Largest timestamp in the producer's last batch, in milliseconds.
     timestamp: int  # version 1
     # Epoch of the transaction coordinator that wrote the last marker.
     coordinator_epoch: int  # version 1

@@ -36,7 +36,8 @@ class PushTelemetryResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the push; 0 when the metrics were accepted.
+    # Outcome, 0 when the metrics were accepted; for example UNKNOWN_SUBSCRIPTION_ID (fetch the
+    # subscription again) or TELEMETRY_TOO_LARGE.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

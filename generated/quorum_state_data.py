@@ -39,7 +39,7 @@ class Voter(GeneratedStruct):
     NAME = "Voter"
     VALID_VERSIONS = (0, 0)
 
-    # Node id of a voter.
+    # Node id of a voter (v0 only).
     voter_id: int  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -85,13 +85,13 @@ class QuorumStateData(GeneratedStruct):
     cluster_id: str  # version 0
     # Known leader of the epoch, -1 when none.
     leader_id: int  # versions 0+
-    # Latest known epoch.
+    # Newest leader epoch the replica knows, -1 when none.
     leader_epoch: int  # versions 0+
     # Candidate this replica voted for in the epoch, -1 when none.
     voted_id: int  # versions 0+
     # Log directory id of the candidate voted for.
     voted_directory_id: UUID  # versions 1+
-    # Unused offset field of v0.
+    # Offset field of v0 that Kafka never used; written as 0.
     applied_offset: int  # version 0
     # Statically configured voters (v0 only).
     current_voters: list[Voter] | None  # version 0, nullable

@@ -35,7 +35,7 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition: int  # versions 0+
     # Leader epoch of the asking partition leader; an older epoch than the coordinator has seen is
     # fenced.
@@ -81,7 +81,7 @@ class ReadStateData(GeneratedStruct):
     NAME = "ReadStateData"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Partitions of this topic to read.
     partitions: list[PartitionData]  # versions 0+

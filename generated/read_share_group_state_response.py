@@ -96,11 +96,12 @@ class PartitionResult(GeneratedStruct):
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 0)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition: int  # versions 0+
-    # Error code for this partition; 0 when its state was read.
+    # Outcome for this share-partition, 0 when its state was read; for example NOT_COORDINATOR or
+    # FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # Epoch of the stored state, bumped each time the state is reset.
     state_epoch: int  # versions 0+
@@ -158,14 +159,14 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReadStateResult(GeneratedStruct):
-    """State per topic."""
+    """State of the requested share-partitions, by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "ReadStateResult"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # State per partition of this topic.
     partitions: list[PartitionResult]  # versions 0+
@@ -213,7 +214,7 @@ class ReadShareGroupStateResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # State per topic.
+    # State of the requested share-partitions, by topic.
     results: list[ReadStateResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,9 +35,9 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition: int  # versions 0+
-    # Leader epoch known to the asker, or -1.
+    # Leader epoch known to the asker, or -1 to skip the check.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -80,7 +80,7 @@ class ReadStateSummaryData(GeneratedStruct):
     NAME = "ReadStateSummaryData"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Partitions of this topic to read.
     partitions: list[PartitionData]  # versions 0+

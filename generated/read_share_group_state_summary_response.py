@@ -38,15 +38,15 @@ class PartitionResult(GeneratedStruct):
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition: int  # versions 0+
-    # Error code for this partition; 0 when its summary was read.
+    # Outcome for this share-partition, 0 when its summary was read; for example NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # Epoch of the stored state, bumped each time the state is reset.
     state_epoch: int  # versions 0+
-    # Leader epoch recorded with the state.
+    # Leader epoch of the share-partition recorded with its state.
     leader_epoch: int  # versions 0+
     # First offset the share-partition still tracks, or -1 when not initialised.
     start_offset: int  # versions 0+
@@ -107,14 +107,14 @@ class PartitionResult(GeneratedStruct):
 
 
 class ReadStateSummaryResult(GeneratedStruct):
-    """Summary per topic."""
+    """Share-partition state summaries by topic."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "ReadStateSummaryResult"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Summary per partition of this topic.
     partitions: list[PartitionResult]  # versions 0+
@@ -163,7 +163,7 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Summary per topic.
+    # Share-partition state summaries by topic.
     results: list[ReadStateSummaryResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

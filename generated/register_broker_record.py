@@ -46,13 +46,13 @@ class BrokerEndpoint(GeneratedStruct):
     NAME = "BrokerEndpoint"
     VALID_VERSIONS = (0, 3)
 
-    # Listener name.
+    # Listener name of the endpoint (for example PLAINTEXT).
     name: str  # versions 0+, map key
-    # Host name or address.
+    # Host name or IP address of the broker on that listener.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 0+
-    # Security protocol id of the listener.
+    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
     security_protocol: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -103,7 +103,7 @@ class BrokerFeature(GeneratedStruct):
     NAME = "BrokerFeature"
     VALID_VERSIONS = (0, 3)
 
-    # Feature name.
+    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
     # Lowest level of the feature the broker supports.
     min_supported_version: int  # versions 0+
@@ -169,9 +169,10 @@ class RegisterBrokerRecord(GeneratedStruct):
     end_points: KeyedList[BrokerEndpoint]  # versions 0+
     # Feature ranges the broker supports.
     features: KeyedList[BrokerFeature]  # versions 0+
-    # Rack of the broker, or null.
+    # Rack the broker is in (broker.rack), or null when not set.
     rack: str | None  # versions 0+, nullable
-    # True while the broker is fenced.
+    # True when the broker is fenced as it registers (the usual case); a later
+    # BrokerRegistrationChangeRecord unfences it.
     fenced: bool  # versions 0+
     # True while the broker is shutting down in a controlled way.
     in_controlled_shutdown: bool  # versions 1+

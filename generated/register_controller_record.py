@@ -40,13 +40,13 @@ class ControllerEndpoint(GeneratedStruct):
     NAME = "ControllerEndpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name.
+    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or address.
+    # Host name or IP address of the controller on that listener.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 0+
-    # Security protocol id of the listener.
+    # Security protocol of the listener: 0 PLAINTEXT, 1 SSL, 2 SASL_PLAINTEXT, 3 SASL_SSL.
     security_protocol: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -97,7 +97,7 @@ class ControllerFeature(GeneratedStruct):
     NAME = "ControllerFeature"
     VALID_VERSIONS = (0, 0)
 
-    # Feature name.
+    # Feature name, for example metadata.version.
     name: str  # versions 0+, map key
     # Lowest level of the feature the controller supports.
     min_supported_version: int  # versions 0+

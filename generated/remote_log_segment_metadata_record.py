@@ -45,9 +45,9 @@ class TopicIdPartitionEntry(GeneratedStruct):
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic.
+    # Id of the topic the partition in this entry belongs to.
     id: UUID  # versions 0+
     # Index of the partition within the topic.
     partition: int  # versions 0+
@@ -208,8 +208,8 @@ class RemoteLogSegmentMetadataRecord(GeneratedStruct):
     segment_size_in_bytes: int  # versions 0+
     # Opaque bytes the remote storage plugin asked to keep with the segment, or null.
     custom_metadata: bytes | None  # versions 0+, nullable
-    # Lifecycle state of the segment (copy started/finished, delete started/finished), as its
-    # numeric id.
+    # Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete
+    # finished.
     remote_log_segment_state: int  # versions 0+
     # True when the segment has no aborted transactions, so readers need not fetch its transaction
     # index.

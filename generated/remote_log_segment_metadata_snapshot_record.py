@@ -110,7 +110,8 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
     segment_size_in_bytes: int  # versions 0+
     # Opaque bytes the remote storage plugin asked to keep with the segment, or null.
     custom_metadata: bytes | None  # versions 0+, nullable
-    # Lifecycle state of the segment, as its numeric id.
+    # Lifecycle state of the segment: 0 copy started, 1 copy finished, 2 delete started, 3 delete
+    # finished.
     remote_log_segment_state: int  # versions 0+
     # True when the segment has no aborted transactions, so readers need not fetch its transaction
     # index.

@@ -38,9 +38,9 @@ class TopicIdPartitionEntry(GeneratedStruct):
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic.
+    # Id of the topic the partition in this entry belongs to.
     id: UUID  # versions 0+
     # Index of the partition within the topic.
     partition: int  # versions 0+
@@ -146,7 +146,7 @@ class RemoteLogSegmentMetadataUpdateRecord(GeneratedStruct):
     event_timestamp_ms: int  # versions 0+
     # Opaque bytes the remote storage plugin returned for the segment, or null.
     custom_metadata: bytes | None  # versions 0+, nullable
-    # The state the segment enters, as its numeric id.
+    # The state the segment enters: 1 copy finished, 2 delete started, 3 delete finished.
     remote_log_segment_state: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,9 +36,9 @@ class TopicIdPartitionEntry(GeneratedStruct):
     NAME = "TopicIdPartitionEntry"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     name: str  # versions 0+
-    # Id of the topic.
+    # Id of the topic the partition in this entry belongs to.
     id: UUID  # versions 0+
     # Index of the partition within the topic.
     partition: int  # versions 0+
@@ -98,7 +98,7 @@ class RemotePartitionDeleteMetadataRecord(GeneratedStruct):
     broker_id: int  # versions 0+
     # When the event was produced, in milliseconds since the epoch.
     event_timestamp_ms: int  # versions 0+
-    # Deletion state (marked, started, finished), as its numeric id.
+    # Deletion state: 0 marked, 1 started, 2 finished.
     remote_partition_delete_state: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

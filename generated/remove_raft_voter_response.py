@@ -36,7 +36,7 @@ class RemoveRaftVoterResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the removal; 0 when the voter was removed.
+    # Outcome, 0 when the voter was removed; for example VOTER_NOT_FOUND or NOT_LEADER_OR_FOLLOWER.
     error_code: int  # versions 0+
     # Text explaining a failure, or null.
     error_message: str | None  # versions 0+, nullable, ignorable

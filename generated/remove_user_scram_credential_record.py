@@ -35,9 +35,9 @@ class RemoveUserScramCredentialRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # User name.
+    # Name of the user whose credential was deleted.
     name: str  # versions 0+
-    # SCRAM mechanism id.
+    # SCRAM mechanism of the deleted credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,7 +35,8 @@ class RenewDelegationTokenResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
 
-    # Error code of the renewal; 0 when the token was extended.
+    # Outcome, 0 when the token was extended; for example DELEGATION_TOKEN_EXPIRED or
+    # DELEGATION_TOKEN_OWNER_MISMATCH.
     error_code: int  # versions 0+
     # New expiry time of the token, in milliseconds since the epoch.
     expiry_timestamp_ms: int  # versions 0+

@@ -34,13 +34,14 @@ class RequestHeader(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (1, 2)
 
-    # API key of the request.
+    # Numeric key of the API the body belongs to (0 Produce, 1 Fetch, ...).
     request_api_key: int  # versions 0+
-    # API version of the request.
+    # Version of that API the body is written in.
     request_api_version: int  # versions 0+
-    # Id echoed back in the response.
+    # Number the client picks for the request; the response carries it back so the two can be
+    # matched.
     correlation_id: int  # versions 0+
-    # Client id, or null.
+    # The client's client.id, used in broker logs, metrics and quotas; null when not set.
     client_id: str | None  # versions 1+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

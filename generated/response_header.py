@@ -34,7 +34,7 @@ class ResponseHeader(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 1
     VALID_VERSIONS = (0, 1)
 
-    # Correlation id copied from the request.
+    # Correlation id of the request this response answers, copied from its header.
     correlation_id: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

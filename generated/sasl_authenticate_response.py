@@ -36,9 +36,10 @@ class SaslAuthenticateResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 2)
 
-    # Error code of this authentication round; 0 when it succeeded.
+    # Outcome of this round, 0 when it succeeded; SASL_AUTHENTICATION_FAILED when the credentials
+    # were refused.
     error_code: int  # versions 0+
-    # Text explaining a failed round, or null.
+    # Text describing a failed round for people, or null.
     error_message: str | None  # versions 0+, nullable
     # Opaque SASL token the server answers with in this round of the mechanism's exchange.
     auth_bytes: bytes  # versions 0+

@@ -29,7 +29,8 @@ class SaslHandshakeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 1)
 
-    # Name of the SASL mechanism the client wants to use.
+    # Name of the SASL mechanism the client wants, for example PLAIN, SCRAM-SHA-256, GSSAPI or
+    # OAUTHBEARER.
     mechanism: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

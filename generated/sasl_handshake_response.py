@@ -34,9 +34,10 @@ class SaslHandshakeResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 1)
 
-    # Error code, 0 when the mechanism is accepted.
+    # Outcome, 0 when the mechanism is enabled; UNSUPPORTED_SASL_MECHANISM otherwise, or
+    # ILLEGAL_SASL_STATE out of sequence.
     error_code: int  # versions 0+
-    # Mechanisms the server has enabled.
+    # Names of the SASL mechanisms enabled on the listener.
     mechanisms: list[str]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

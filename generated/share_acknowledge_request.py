@@ -94,7 +94,7 @@ class AcknowledgePartition(GeneratedStruct):
     NAME = "AcknowledgePartition"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+, map key
     # Ranges of records to acknowledge in this partition.
     acknowledgement_batches: list[AcknowledgementBatch]  # versions 0+
@@ -139,7 +139,7 @@ class AcknowledgeTopic(GeneratedStruct):
     NAME = "AcknowledgeTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
     # Partitions of this topic with records to acknowledge.
     partitions: KeyedList[AcknowledgePartition]  # versions 0+
@@ -187,9 +187,9 @@ class ShareAcknowledgeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 2)
 
-    # Id of the share group.
+    # Id of the share group the member belongs to.
     group_id: str | None  # versions 0+, nullable
-    # Id of the member in that group.
+    # Member id of the consumer in that group.
     member_id: str | None  # versions 0+, nullable
     # Position in the share session: 0 opens a session, -1 closes it, other values count up request
     # by request.

@@ -46,7 +46,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
     # Broker id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Latest known leader epoch.
+    # Newest leader epoch known to the broker, -1 when unknown.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,11 +89,12 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+
-    # Error code of the acknowledgements in this partition; 0 when they were applied.
+    # Outcome of the acknowledgements in this partition, 0 when applied; for example
+    # INVALID_RECORD_STATE when a record is no longer acquired by this member.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # Leader of the partition as the broker knows it, for a client that asked the wrong broker.
     current_leader: LeaderIdAndEpoch  # versions 0+
@@ -139,14 +140,14 @@ class PartitionData(GeneratedStruct):
 
 
 class ShareAcknowledgeTopicResponse(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "ShareAcknowledgeTopicResponse"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
     # Result per partition of this topic.
     partitions: list[PartitionData]  # versions 0+
@@ -191,13 +192,13 @@ class NodeEndpoint(GeneratedStruct):
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id.
+    # Broker id of the node.
     node_id: int  # versions 0+, map key
-    # Host name or address.
+    # Host name of the node on the listener the request came in on.
     host: str  # versions 0+
-    # TCP port.
+    # Port of the node on that listener.
     port: int  # versions 0+
-    # Rack of the broker, or null.
+    # Rack of the node, or null when it has none.
     rack: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -253,13 +254,14 @@ class ShareAcknowledgeResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
+    # INVALID_SHARE_SESSION_EPOCH.
     error_code: int  # versions 0+
-    # Text explaining that error, or null.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # How long, in milliseconds, renewed records stay locked to this member.
     acquisition_lock_timeout_ms: int  # versions 2+, ignorable
-    # Result per topic.
+    # Result for each topic of the request.
     responses: KeyedList[ShareAcknowledgeTopicResponse]  # versions 0+
     # Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.
     node_endpoints: KeyedList[NodeEndpoint]  # versions 0+

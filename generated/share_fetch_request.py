@@ -89,14 +89,14 @@ class AcknowledgementBatch(GeneratedStruct):
 
 
 class FetchPartition(GeneratedStruct):
-    """Partitions of this topic."""
+    """Partitions of this topic to fetch from or acknowledge."""
 
     __slots__ = ("partition_index", "acknowledgement_batches", "unknown_tagged_fields")
 
     NAME = "FetchPartition"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+, map key
     # Ranges of records to acknowledge in this partition.
     acknowledgement_batches: list[AcknowledgementBatch]  # versions 0+
@@ -141,9 +141,9 @@ class FetchTopic(GeneratedStruct):
     NAME = "FetchTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
-    # Partitions of this topic.
+    # Partitions of this topic to fetch from or acknowledge.
     partitions: KeyedList[FetchPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -179,14 +179,14 @@ class FetchTopic(GeneratedStruct):
 
 
 class ForgottenTopic(GeneratedStruct):
-    """Partitions to drop from the share session."""
+    """Partitions the share session should stop fetching from."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "ForgottenTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Indexes of the partitions of this topic to drop.
     partitions: list[int]  # versions 0+
@@ -257,7 +257,7 @@ class ShareFetchRequest(GeneratedStruct):
     is_renew_ack: bool  # versions 2+
     # Topics to fetch from, and acknowledgements to piggyback.
     topics: KeyedList[FetchTopic]  # versions 0+
-    # Partitions to drop from the share session.
+    # Partitions the share session should stop fetching from.
     forgotten_topics_data: list[ForgottenTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

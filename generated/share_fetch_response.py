@@ -52,7 +52,7 @@ class LeaderIdAndEpoch(GeneratedStruct):
 
     # Broker id of the leader, or -1 when unknown.
     leader_id: int  # versions 0+
-    # Latest known leader epoch.
+    # Newest leader epoch known to the broker, -1 when unknown.
     leader_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -95,9 +95,9 @@ class AcquiredRecords(GeneratedStruct):
     NAME = "AcquiredRecords"
     VALID_VERSIONS = (1, 2)
 
-    # First offset of the range.
+    # First offset of the acquired range.
     first_offset: int  # versions 0+
-    # Last offset of the range, included.
+    # Last offset of the acquired range, included.
     last_offset: int  # versions 0+
     # How many times these records have been delivered, this time included.
     delivery_count: int  # versions 0+
@@ -146,19 +146,21 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code of the fetch from this partition; 0 when there was none.
+    # Outcome of the fetch from this partition, 0 on success; for example NOT_LEADER_OR_FOLLOWER.
     error_code: int  # versions 0+
-    # Text explaining the fetch error, or null.
+    # Text describing the fetch failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Error code of the piggybacked acknowledgements; 0 when they were applied.
+    # Outcome of the acknowledgements for this partition that the request carried, 0 when applied;
+    # for example INVALID_RECORD_STATE.
     acknowledge_error_code: int  # versions 0+
-    # Text explaining the acknowledgement error, or null.
+    # Text describing the acknowledgement failure for people, or null.
     acknowledge_error_message: str | None  # versions 0+, nullable
     # Leader of the partition as the broker knows it, for a client that asked the wrong broker.
     current_leader: LeaderIdAndEpoch  # versions 0+
-    # Record batches read from the partition.
+    # Record batches read from the partition; they may hold records outside the acquired ranges,
+    # which the consumer skips.
     records: RecordsView | bytes  # versions 0+
     # Offset ranges now acquired by this member, which it must acknowledge.
     acquired_records: list[AcquiredRecords]  # versions 0+
@@ -220,14 +222,14 @@ class PartitionData(GeneratedStruct):
 
 
 class ShareFetchableTopicResponse(GeneratedStruct):
-    """Result per topic."""
+    """Result for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "ShareFetchableTopicResponse"
     VALID_VERSIONS = (1, 2)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+, map key
     # Result per partition of this topic.
     partitions: list[PartitionData]  # versions 0+
@@ -272,13 +274,13 @@ class NodeEndpoint(GeneratedStruct):
     NAME = "NodeEndpoint"
     VALID_VERSIONS = (1, 2)
 
-    # Broker id.
+    # Broker id of the node.
     node_id: int  # versions 0+, map key
-    # Host name or address.
+    # Host name of the node on the listener the request came in on.
     host: str  # versions 0+
-    # TCP port.
+    # Port of the node on that listener.
     port: int  # versions 0+
-    # Rack of the broker, or null.
+    # Rack of the node, or null when it has none.
     rack: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -334,14 +336,15 @@ class ShareFetchResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example SHARE_SESSION_NOT_FOUND or
+    # GROUP_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Text explaining that error, or null.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # How long, in milliseconds, the acquired records stay locked to this member before they return
     # to the pool.
     acquisition_lock_timeout_ms: int  # versions 0+
-    # Result per topic.
+    # Result for each topic of the request.
     responses: KeyedList[ShareFetchableTopicResponse]  # versions 0+
     # Endpoints of the leaders named in partitions answered NOT_LEADER_OR_FOLLOWER.
     node_endpoints: KeyedList[NodeEndpoint]  # versions 0+

@@ -36,9 +36,9 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,9 +89,9 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
     member_epoch: int  # versions 0+
     # Epoch before the last bump, still accepted in case the bump never reached the member.
     previous_member_epoch: int  # versions 0+
-    # State code of the member.
+    # Member state code, with the codes consumer groups use (0 stable).
     state: int  # versions 0+
-    # Partitions the member has been given.
+    # Partitions the member has been given, grouped by topic.
     assigned_partitions: list[TopicPartitions]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,7 +34,7 @@ class ShareGroupDescribeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (1, 1)
 
-    # Ids of the share groups to describe.
+    # Ids of the share groups to describe, one result each.
     group_ids: list[str]  # versions 0+
     # Whether the answer lists the operations the caller may perform on each group.
     include_authorized_operations: bool  # versions 0+

@@ -44,9 +44,9 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
     # Indexes of the assigned partitions of this topic.
     partitions: list[int]  # versions 0+
@@ -134,11 +134,11 @@ class Member(GeneratedStruct):
     NAME = "Member"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the member.
+    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
     # Rack of the member, or null.
     rack_id: str | None  # versions 0+, nullable
-    # Epoch the member holds.
+    # Epoch the member holds, as last given by the coordinator.
     member_epoch: int  # versions 0+
     # Client id the member connects with.
     client_id: str  # versions 0+
@@ -209,11 +209,11 @@ class DescribedGroup(GeneratedStruct):
     NAME = "DescribedGroup"
     VALID_VERSIONS = (1, 1)
 
-    # Error code for this group; 0 when it was described.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing this group's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
     # State of the group (such as Empty or Stable), or empty when unknown.
     group_state: str  # versions 0+
@@ -221,7 +221,7 @@ class DescribedGroup(GeneratedStruct):
     group_epoch: int  # versions 0+
     # Group epoch at which the current target assignment was computed.
     assignment_epoch: int  # versions 0+
-    # Name of the partition assignor the group uses.
+    # Name of the share-group assignor the group uses (for example simple).
     assignor_name: str  # versions 0+
     # Current members of the group.
     members: list[Member]  # versions 0+

@@ -38,7 +38,7 @@ class TopicPartitions(GeneratedStruct):
     NAME = "TopicPartitions"
     VALID_VERSIONS = (1, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Indexes of the assigned partitions of this topic.
     partitions: list[int]  # versions 0+
@@ -127,13 +127,14 @@ class ShareGroupHeartbeatResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the heartbeat; 0 when there was none.
+    # Outcome, 0 on success; for example UNKNOWN_MEMBER_ID (rejoin with epoch 0) or
+    # GROUP_MAX_SIZE_REACHED.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Member id the coordinator confirms, or null.
+    # Member id the coordinator knows the member by; set when it joins, null otherwise.
     member_id: str | None  # versions 0+, nullable
-    # Epoch the member holds from now on.
+    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
     # How long, in milliseconds, the member should wait before its next heartbeat.
     heartbeat_interval_ms: int  # versions 0+

@@ -30,13 +30,13 @@ class ShareGroupMemberMetadataValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Rack of the member, or null.
+    # Rack of the member (client.rack), or null.
     rack_id: str | None  # versions 0+, nullable
     # Client id the member connected with.
     client_id: str  # versions 0+
     # Host the member connects from.
     client_host: str  # versions 0+
-    # Topics the member subscribes to.
+    # Topic names the member subscribes to.
     subscribed_topic_names: list[str]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

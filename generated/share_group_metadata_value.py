@@ -35,9 +35,10 @@ class ShareGroupMetadataValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Current epoch of the group.
+    # Epoch of the group, bumped whenever its members or subscriptions change.
     epoch: int  # versions 0+
-    # Hash over the metadata of every topic the group subscribes to.
+    # Hash over the metadata of every topic the group subscribes to; a change asks for a new
+    # assignment.
     metadata_hash: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -30,7 +30,7 @@ class ShareGroupPartitionMetadataKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group the record belongs to.
+    # Id of the share group whose subscribed-topic metadata the value holds.
     group_id: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,11 +34,11 @@ class TopicPartitionsInfo(GeneratedStruct):
     NAME = "TopicPartitionsInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -85,9 +85,9 @@ class TopicInfo(GeneratedStruct):
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic this entry is about.
     topic_id: UUID  # versions 0+
-    # Name of the topic.
+    # Name of the topic this entry is about.
     topic_name: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -136,7 +136,7 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
 
     # Partitions whose share state the share coordinator is still being asked to create.
     initializing_topics: list[TopicPartitionsInfo]  # versions 0+
-    # Partitions whose share state exists.
+    # Partitions whose share state exists at the share coordinator.
     initialized_topics: list[TopicPartitionsInfo]  # versions 0+
     # Topics whose share state is being removed.
     deleting_topics: list[TopicInfo]  # versions 0+

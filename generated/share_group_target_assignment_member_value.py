@@ -34,9 +34,9 @@ class TopicPartition(GeneratedStruct):
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions meant for the member.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -37,11 +37,11 @@ class ShareSnapshotKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Id of the share group.
+    # Id of the share group the share-partition belongs to.
     group_id: str  # version 0
-    # Id of the topic.
+    # Id of the topic of the share-partition.
     topic_id: UUID  # version 0
-    # Partition index.
+    # Index of the partition within that topic.
     partition: int  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

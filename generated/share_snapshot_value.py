@@ -29,7 +29,7 @@ _pack_ShareSnapshotValue_delivery_complete_count = struct.Struct(">i").pack
 
 
 class StateBatch(GeneratedStruct):
-    """Delivery state of ranges of offsets."""
+    """Ranges of offsets from StartOffset on whose delivery state is not plain available."""
 
     __slots__ = ("first_offset", "last_offset", "delivery_state", "delivery_count", "unknown_tagged_fields")
 
@@ -110,7 +110,7 @@ class ShareSnapshotValue(GeneratedStruct):
     create_timestamp: int  # versions 0+
     # When this snapshot was written (ms).
     write_timestamp: int  # versions 0+
-    # Delivery state of ranges of offsets.
+    # Ranges of offsets from StartOffset on whose delivery state is not plain available.
     state_batches: list[StateBatch]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

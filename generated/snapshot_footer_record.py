@@ -34,7 +34,7 @@ class SnapshotFooterRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Version of this control record body.
+    # Version of the footer body (0).
     version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

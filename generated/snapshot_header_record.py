@@ -34,9 +34,10 @@ class SnapshotHeaderRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Version of this control record body.
+    # Version of the header body (0).
     version: int  # versions 0+
-    # Append time of the last log record the snapshot covers.
+    # Append time, in milliseconds, of the last log record the snapshot covers; used to decide when
+    # the log may be cleaned.
     last_contained_log_timestamp: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -44,9 +44,9 @@ class StopReplicaPartitionV0(GeneratedStruct):
     NAME = "StopReplicaPartitionV0"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # version 0
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,7 +89,7 @@ class StopReplicaTopicV1(GeneratedStruct):
     NAME = "StopReplicaTopicV1"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 1-2
     # Indexes of the partitions of this topic to stop.
     partition_indexes: list[int]  # versions 1-2
@@ -134,7 +134,7 @@ class StopReplicaPartitionState(GeneratedStruct):
     NAME = "StopReplicaPartitionState"
     VALID_VERSIONS = (3, 4)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 3+
     # Leader epoch the controller holds for the partition, or -1; a broker with a newer epoch
     # answers FENCED_LEADER_EPOCH.
@@ -186,7 +186,7 @@ class StopReplicaTopicState(GeneratedStruct):
     NAME = "StopReplicaTopicState"
     VALID_VERSIONS = (3, 4)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 3+
     # State of each partition of this topic to stop.
     partition_states: list[StopReplicaPartitionState]  # versions 3+
@@ -234,7 +234,8 @@ class StopReplicaRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 4)
 
-    # Id of the controller sending the request.
+    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
+    # is set).
     controller_id: int  # versions 0+
     # True when a KRaft controller sends it during a ZooKeeper migration.
     is_kraft_controller: bool  # versions 4+

@@ -26,18 +26,19 @@ _pack_StopReplicaResponse_error_code = struct.Struct(">h").pack
 
 
 class StopReplicaPartitionError(GeneratedStruct):
-    """Outcome per partition."""
+    """Outcome for each partition of the request."""
 
     __slots__ = ("topic_name", "partition_index", "error_code", "unknown_tagged_fields")
 
     NAME = "StopReplicaPartitionError"
     VALID_VERSIONS = (0, 4)
 
-    # Name of the topic.
+    # Name of the topic the partition in this entry belongs to.
     topic_name: str  # versions 0+
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 when it was stopped.
+    # Outcome for this partition, 0 when the replica was stopped; for example FENCED_LEADER_EPOCH or
+    # KAFKA_STORAGE_ERROR.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -87,9 +88,10 @@ class StopReplicaResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 2
     VALID_VERSIONS = (0, 4)
 
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example STALE_CONTROLLER_EPOCH or
+    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
-    # Outcome per partition.
+    # Outcome for each partition of the request.
     partition_errors: list[StopReplicaPartitionError]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

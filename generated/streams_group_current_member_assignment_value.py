@@ -33,7 +33,7 @@ class TaskIds(GeneratedStruct):
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
     # Input partitions of that subtopology, one task each.
     partitions: list[int]  # versions 0+
@@ -93,13 +93,14 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
     member_epoch: int  # versions 0+
     # Epoch before the last bump, still accepted in case the bump never reached the member.
     previous_member_epoch: int  # versions 0+
-    # Reconciliation state code of the member.
+    # Reconciliation state of the member: 0 stable, 1 still has tasks to revoke, 2 waiting for tasks
+    # other members must release.
     state: int  # versions 0+
-    # Active tasks the member runs.
+    # Active tasks the member runs, by subtopology.
     active_tasks: list[TaskIds]  # versions 0+
-    # Standby tasks the member keeps.
+    # Standby tasks (state-store replicas) the member keeps, by subtopology.
     standby_tasks: list[TaskIds]  # versions 0+
-    # Warm-up tasks the member restores.
+    # Warm-up tasks the member restores state for before it takes them over, by subtopology.
     warmup_tasks: list[TaskIds]  # versions 0+
     # Active tasks the member still has to give up.
     active_tasks_pending_revocation: list[TaskIds]  # versions 0+

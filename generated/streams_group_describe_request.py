@@ -34,7 +34,7 @@ class StreamsGroupDescribeRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Ids of the streams groups to describe.
+    # Ids of the streams groups to describe, one result each.
     group_ids: list[str]  # versions 0+
     # Whether the answer lists the operations the caller may perform on each group.
     include_authorized_operations: bool  # versions 0+

@@ -53,9 +53,9 @@ class Endpoint(GeneratedStruct):
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or address of the endpoint.
+    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port of the endpoint.
+    # TCP port of the interactive-query endpoint.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -100,9 +100,9 @@ class TaskOffset(GeneratedStruct):
 
     # Id of the subtopology of the task.
     subtopology_id: str  # versions 0+
-    # Partition of the task.
+    # Partition (task number) of the task within its subtopology.
     partition: int  # versions 0+
-    # The changelog offset.
+    # Offset in the task's changelog.
     offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -149,7 +149,7 @@ class TaskIds(GeneratedStruct):
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
     # Partitions of that subtopology's input whose tasks are meant.
     partitions: list[int]  # versions 0+
@@ -194,11 +194,11 @@ class Assignment(GeneratedStruct):
     NAME = "Assignment"
     VALID_VERSIONS = (0, 0)
 
-    # Active tasks.
+    # Active tasks of the member, by subtopology.
     active_tasks: list[TaskIds]  # versions 0+
-    # Standby tasks.
+    # Standby tasks (state-store replicas), by subtopology.
     standby_tasks: list[TaskIds]  # versions 0+
-    # Warm-up tasks.
+    # Warm-up tasks restoring state before being taken over, by subtopology.
     warmup_tasks: list[TaskIds]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -245,9 +245,9 @@ class KeyValue(GeneratedStruct):
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the setting or tag.
+    # Name of the tag or setting.
     key: str  # versions 0+
-    # Value of the setting or tag.
+    # Value of the tag or setting.
     value: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -290,13 +290,13 @@ class TopicInfo(GeneratedStruct):
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the internal topic.
     name: str  # versions 0+
     # Partition count the topic needs, or 0 when any will do.
     partitions: int  # versions 0+
     # Replication factor of the topic, or 0 for the broker's default.
     replication_factor: int  # versions 0+
-    # Topic configuration.
+    # Topic configs the topic is to be created with.
     topic_configs: list[KeyValue]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -340,18 +340,19 @@ class TopicInfo(GeneratedStruct):
 
 
 class Subtopology(GeneratedStruct):
-    """Independent parts of the topology, or null."""
+    """Independent parts of the topology, each processing its own input partitions; null when not
+    known."""
 
     __slots__ = ("subtopology_id", "source_topics", "repartition_sink_topics", "state_changelog_topics", "repartition_source_topics", "unknown_tagged_fields")
 
     NAME = "Subtopology"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology, derived from the topology.
     subtopology_id: str  # versions 0+
-    # Topics the subtopology reads.
+    # Topics the subtopology reads, by name.
     source_topics: list[str]  # versions 0+
-    # Repartition topics the subtopology writes to.
+    # Internal repartition topics the subtopology produces to.
     repartition_sink_topics: list[str]  # versions 0+
     # Changelog topics of the subtopology's state stores.
     state_changelog_topics: list[TopicInfo]  # versions 0+
@@ -410,9 +411,10 @@ class Topology(GeneratedStruct):
     NAME = "Topology"
     VALID_VERSIONS = (0, 0)
 
-    # Epoch of the topology.
+    # Epoch of the topology, raised when the application's topology changes.
     epoch: int  # versions 0+
-    # Independent parts of the topology, or null.
+    # Independent parts of the topology, each processing its own input partitions; null when not
+    # known.
     subtopologies: list[Subtopology] | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -455,11 +457,11 @@ class Member(GeneratedStruct):
     NAME = "Member"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the member.
+    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Epoch the member holds.
+    # Epoch the member holds, as last given by the coordinator.
     member_epoch: int  # versions 0+
-    # Static member id, or null.
+    # Static membership id of the member, or null.
     instance_id: str | None  # versions 0+, nullable
     # Rack of the member, or null.
     rack_id: str | None  # versions 0+, nullable
@@ -467,21 +469,23 @@ class Member(GeneratedStruct):
     client_id: str  # versions 0+
     # Host the member connects from.
     client_host: str  # versions 0+
-    # Topology epoch the member runs.
+    # Epoch of the topology the member runs.
     topology_epoch: int  # versions 0+
-    # Id of the Streams process the member belongs to.
+    # Id of the Streams application instance (process) the member belongs to; members of one process
+    # share state directories.
     process_id: str  # versions 0+
-    # The member's interactive-query endpoint, or null.
+    # Host and port of the member's application.server endpoint for interactive queries, or null.
     user_endpoint: Endpoint | None  # versions 0+, nullable
-    # Client tags for rack-aware assignment.
+    # Client tags of the member (key and value), used to spread standby tasks.
     client_tags: list[KeyValue]  # versions 0+
-    # Changelog offsets the member reported per task.
+    # Changelog offsets the member has reached for its tasks, used to pick standbys that are caught
+    # up.
     task_offsets: list[TaskOffset]  # versions 0+
-    # Changelog end offsets the member reported per task.
+    # End offsets of the changelogs of the member's tasks.
     task_end_offsets: list[TaskOffset]  # versions 0+
     # Tasks the member runs now.
     assignment: Assignment  # versions 0+
-    # Tasks the member is moving towards.
+    # Tasks the assignor wants the member to run once reconciliation ends.
     target_assignment: Assignment  # versions 0+
     # Whether the member speaks the classic rebalance protocol rather than the streams one.
     is_classic: bool  # versions 0+
@@ -578,13 +582,14 @@ class DescribedGroup(GeneratedStruct):
     NAME = "DescribedGroup"
     VALID_VERSIONS = (0, 0)
 
-    # Error code for this group; 0 when it was described.
+    # Outcome for this group, 0 on success; for example GROUP_ID_NOT_FOUND or NOT_COORDINATOR.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing this group's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Id of the group.
+    # Id of the group this entry is about.
     group_id: str  # versions 0+
-    # State of the group, or empty when unknown.
+    # State of the group (for example Empty, NotReady, Assigning, Reconciling or Stable); empty on
+    # error.
     group_state: str  # versions 0+
     # Epoch of the group, bumped on every membership or topology change.
     group_epoch: int  # versions 0+

@@ -47,9 +47,9 @@ class KeyValue(GeneratedStruct):
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the setting or tag.
+    # Name of the tag or topic config.
     key: str  # versions 0+
-    # Value of the setting or tag.
+    # Value of the tag or topic config.
     value: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -92,7 +92,7 @@ class TopicInfo(GeneratedStruct):
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the internal topic.
     name: str  # versions 0+
     # Partition count the topic needs, or 0 when any will do (always 0 for changelogs).
     partitions: int  # versions 0+
@@ -149,9 +149,9 @@ class Endpoint(GeneratedStruct):
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or address of the endpoint.
+    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port of the endpoint.
+    # TCP port of the interactive-query endpoint.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -196,9 +196,9 @@ class TaskOffset(GeneratedStruct):
 
     # Id of the subtopology of the task.
     subtopology_id: str  # versions 0+
-    # Partition of the task.
+    # Partition (task number) of the task within its subtopology.
     partition: int  # versions 0+
-    # The changelog offset.
+    # Offset reached in the task's changelog.
     offset: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -245,7 +245,7 @@ class TaskIds(GeneratedStruct):
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
     # Partitions of that subtopology's input whose tasks are meant.
     partitions: list[int]  # versions 0+
@@ -290,11 +290,11 @@ class CopartitionGroup(GeneratedStruct):
     NAME = "CopartitionGroup"
     VALID_VERSIONS = (0, 0)
 
-    # Positions in this subtopology's SourceTopics.
+    # Positions in this subtopology's SourceTopics of the topics in the group.
     source_topics: list[int]  # versions 0+
-    # Positions in this subtopology's SourceTopicRegex.
+    # Positions in this subtopology's SourceTopicRegex of the expressions in the group.
     source_topic_regex: list[int]  # versions 0+
-    # Positions in this subtopology's RepartitionSourceTopics.
+    # Positions in this subtopology's RepartitionSourceTopics of the topics in the group.
     repartition_source_topics: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -349,7 +349,7 @@ class Subtopology(GeneratedStruct):
     source_topic_regex: list[str]  # versions 0+
     # Changelog topics of this subtopology's state stores (created by the broker).
     state_changelog_topics: list[TopicInfo]  # versions 0+
-    # Repartition topics this subtopology writes to.
+    # Internal repartition topics this subtopology produces to.
     repartition_sink_topics: list[str]  # versions 0+
     # Repartition topics this subtopology reads (created by the broker).
     repartition_source_topics: list[TopicInfo]  # versions 0+
@@ -471,7 +471,8 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
     member_id: str  # versions 0+
     # Epoch the member holds: 0 to join, -1 to leave, -2 for a static member that will come back.
     member_epoch: int  # versions 0+
-    # Epoch of the endpoint-to-partition map the client last received.
+    # Epoch of the endpoint-to-partition map the client last received; the coordinator sends the map
+    # again when its own is newer.
     endpoint_information_epoch: int  # versions 0+
     # Static member id, or null when unset or unchanged since the last heartbeat.
     instance_id: str | None  # versions 0+, nullable

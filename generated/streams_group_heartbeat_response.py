@@ -42,7 +42,7 @@ class Status(GeneratedStruct):
     VALID_VERSIONS = (0, 0)
 
     # Condition: 0 stale topology, 1 missing source topics, 2 incorrectly partitioned topics, 3
-    # missing internal topics, 4 shutdown requested.
+    # missing internal topics, 4 shutdown requested, 5 assignment delayed.
     status_code: int  # versions 0+
     # Readable detail of the condition, such as the topics concerned.
     status_detail: str  # versions 0+
@@ -87,9 +87,9 @@ class TopicPartition(GeneratedStruct):
     NAME = "TopicPartition"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+
-    # Indexes of the partitions.
+    # Indexes of the topic's partitions.
     partitions: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -132,7 +132,7 @@ class TaskIds(GeneratedStruct):
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
     # Partitions of that subtopology's input whose tasks are meant.
     partitions: list[int]  # versions 0+
@@ -177,9 +177,9 @@ class Endpoint(GeneratedStruct):
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or address of the endpoint.
+    # Host name or IP address of the endpoint.
     host: str  # versions 0+
-    # TCP port of the endpoint.
+    # TCP port of the interactive-query endpoint.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -222,11 +222,11 @@ class EndpointToPartitions(GeneratedStruct):
     NAME = "EndpointToPartitions"
     VALID_VERSIONS = (0, 0)
 
-    # The member's interactive-query endpoint.
+    # Interactive-query endpoint of a member.
     user_endpoint: Endpoint  # versions 0+
-    # Partitions whose state that member holds in active tasks.
+    # Partitions whose state the member at that endpoint holds in active tasks.
     active_partitions: list[TopicPartition]  # versions 0+
-    # Partitions whose state that member holds in standby tasks.
+    # Partitions whose state the member at that endpoint holds in standby tasks.
     standby_partitions: list[TopicPartition]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -279,17 +279,19 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the heartbeat; 0 when there was none.
+    # Outcome, 0 on success; for example FENCED_MEMBER_EPOCH (rejoin with epoch 0) or
+    # STREAMS_INVALID_TOPOLOGY.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
-    # Member id the coordinator confirms.
+    # Member id the coordinator knows the member by.
     member_id: str  # versions 0+
-    # Epoch the member holds from now on.
+    # Epoch the member must send in its next heartbeat.
     member_epoch: int  # versions 0+
     # How long, in milliseconds, the member should wait before its next heartbeat.
     heartbeat_interval_ms: int  # versions 0+
-    # Largest lag at which a warm-up task counts as caught up.
+    # Largest changelog lag, in records, at which a warm-up task counts as caught up and may become
+    # active.
     acceptable_recovery_lag: int  # versions 0+
     # How often, in milliseconds, the member should report its task offsets.
     task_offset_interval_ms: int  # versions 0+
@@ -301,7 +303,8 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
     standby_tasks: list[TaskIds] | None  # versions 0+, nullable
     # Warm-up tasks assigned to the member, or null when unchanged.
     warmup_tasks: list[TaskIds] | None  # versions 0+, nullable
-    # Epoch of the endpoint-to-partition map below.
+    # Epoch of the endpoint-to-partition map; the member keeps it to tell the coordinator which map
+    # it has.
     endpoint_information_epoch: int  # versions 0+
     # Which partitions each member's interactive-query endpoint serves, or null when unchanged.
     partitions_by_user_endpoint: list[EndpointToPartitions] | None  # versions 0+, nullable

@@ -33,9 +33,9 @@ class Endpoint(GeneratedStruct):
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Host name or address.
+    # Host name or IP address of the interactive-query endpoint.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the interactive-query endpoint.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -78,9 +78,9 @@ class KeyValue(GeneratedStruct):
     NAME = "KeyValue"
     VALID_VERSIONS = (0, 0)
 
-    # Tag name.
+    # Name of the client tag.
     key: str  # versions 0+
-    # Tag value.
+    # Value of the client tag.
     value: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

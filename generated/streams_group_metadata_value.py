@@ -33,9 +33,9 @@ class LastAssignmentConfig(GeneratedStruct):
     NAME = "LastAssignmentConfig"
     VALID_VERSIONS = (0, 0)
 
-    # Name of the setting.
+    # Name of the assignor setting.
     key: str  # versions 0+
-    # Its value, as text.
+    # Value of the setting, as text.
     value: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -82,7 +82,7 @@ class StreamsGroupMetadataValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Current epoch of the group.
+    # Epoch of the group, bumped whenever its members, topology or topic metadata change.
     epoch: int  # versions 0+
     # Hash over the metadata of every topic the group's topology uses.
     metadata_hash: int  # versions 0+

@@ -31,7 +31,7 @@ class TaskIds(GeneratedStruct):
     NAME = "TaskIds"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology the tasks belong to.
     subtopology_id: str  # versions 0+
     # Input partitions of that subtopology, one task each.
     partitions: list[int]  # versions 0+

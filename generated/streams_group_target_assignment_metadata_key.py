@@ -30,7 +30,7 @@ class StreamsGroupTargetAssignmentMetadataKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Id of the group the record belongs to.
+    # Id of the streams group whose target-assignment epoch the value holds.
     group_id: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -35,9 +35,9 @@ class TopicConfig(GeneratedStruct):
     NAME = "TopicConfig"
     VALID_VERSIONS = (0, 0)
 
-    # Topic configuration name.
+    # Name of a topic config to create the topic with.
     key: str  # versions 0+
-    # Topic configuration value.
+    # Value of that topic config.
     value: str  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -80,7 +80,7 @@ class TopicInfo(GeneratedStruct):
     NAME = "TopicInfo"
     VALID_VERSIONS = (0, 0)
 
-    # Topic name.
+    # Name of the internal topic.
     name: str  # versions 0+
     # Required partition count, 0 when any will do (always 0 for changelogs).
     partitions: int  # versions 0+
@@ -181,24 +181,25 @@ class CopartitionGroup(GeneratedStruct):
 
 
 class Subtopology(GeneratedStruct):
-    """The subtopologies of the Streams application."""
+    """Independent parts of the Streams application's topology, each processing its own input
+    partitions."""
 
     __slots__ = ("subtopology_id", "source_topics", "source_topic_regex", "state_changelog_topics", "repartition_sink_topics", "repartition_source_topics", "copartition_groups", "unknown_tagged_fields")
 
     NAME = "Subtopology"
     VALID_VERSIONS = (0, 0)
 
-    # Id of the subtopology.
+    # Id of the subtopology, derived from the topology.
     subtopology_id: str  # versions 0+
-    # Topics it reads, by name.
+    # Topics the subtopology reads, by name.
     source_topics: list[str]  # versions 0+
-    # Regular expressions naming further topics it reads.
+    # Regular expressions naming further topics the subtopology reads.
     source_topic_regex: list[str]  # versions 0+
-    # Changelog topics of its state stores.
+    # Changelog topics of the subtopology's state stores.
     state_changelog_topics: list[TopicInfo]  # versions 0+
-    # Repartition topics it writes.
+    # Internal repartition topics the subtopology produces to.
     repartition_sink_topics: list[str]  # versions 0+
-    # Internal repartition topics it reads.
+    # Internal repartition topics the subtopology reads.
     repartition_source_topics: list[TopicInfo]  # versions 0+
     # Sets of source topics that must have equal partition counts.
     copartition_groups: list[CopartitionGroup]  # versions 0+
@@ -267,9 +268,10 @@ class StreamsGroupTopologyValue(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Epoch of this topology.
+    # Epoch of the topology, raised when the application's topology changes.
     epoch: int  # versions 0+
-    # The subtopologies of the Streams application.
+    # Independent parts of the Streams application's topology, each processing its own input
+    # partitions.
     subtopologies: list[Subtopology]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -203,9 +203,9 @@ class ClientTag(GeneratedStruct):
     NAME = "ClientTag"
     VALID_VERSIONS = (11, 11)
 
-    # Tag name.
+    # Name of the client tag, as UTF-8 bytes.
     key: bytes  # versions 11+
-    # Tag value.
+    # Value of the client tag, as UTF-8 bytes.
     value: bytes  # versions 11+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -267,7 +267,8 @@ class SubscriptionInfoData(GeneratedStruct):
     task_offset_sums: list[TaskOffsetSum]  # versions 7+
     # Value that makes each member's subscription differ, so a rebalance is noticed.
     unique_field: int  # versions 8+
-    # Error the client reports to the leader, 0 for none.
+    # Streams assignor error the client reports, 0 for none; 4 (shutdown requested) asks every
+    # client of the application to shut down.
     error_code: int  # versions 9+
     # Tags of the client, used by rack-aware standby placement.
     client_tags: list[ClientTag]  # versions 11+

@@ -33,7 +33,7 @@ class SyncGroupRequestAssignment(GeneratedStruct):
 
     # Member this assignment is for.
     member_id: str  # versions 0+
-    # Protocol-specific assignment of that member.
+    # The member's assignment for the chosen protocol (for consumers, a ConsumerProtocolAssignment).
     assignment: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -79,17 +79,19 @@ class SyncGroupRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 4
     VALID_VERSIONS = (0, 5)
 
-    # Id of the group.
+    # Id of the group the member belongs to.
     group_id: str  # versions 0+
-    # Generation the member joined.
+    # Generation the member joined; an old one is refused with ILLEGAL_GENERATION.
     generation_id: int  # versions 0+
-    # Member id given by the coordinator.
+    # Member id the coordinator gave the member in JoinGroup.
     member_id: str  # versions 0+
-    # Static instance id set by the user, or null.
+    # Static membership id (group.instance.id), or null for a dynamic member.
     group_instance_id: str | None  # versions 3+, nullable
-    # Kind of group protocol, or null.
+    # Protocol type of the group (for example consumer), checked against the coordinator's; null to
+    # skip the check.
     protocol_type: str | None  # versions 5+, nullable, ignorable
-    # Protocol chosen for the group, or null.
+    # Protocol the group chose (for consumers, the assignor), checked against the coordinator's;
+    # null to skip the check.
     protocol_name: str | None  # versions 5+, nullable, ignorable
     # The leader's assignment for every member; empty when sent by a follower.
     assignments: list[SyncGroupRequestAssignment]  # versions 0+

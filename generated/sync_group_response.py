@@ -38,13 +38,15 @@ class SyncGroupResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 1+, ignorable
-    # Error code of the sync; 0 on success.
+    # Outcome, 0 on success; REBALANCE_IN_PROGRESS asks the member to rejoin; also
+    # ILLEGAL_GENERATION or INCONSISTENT_GROUP_PROTOCOL.
     error_code: int  # versions 0+
-    # Kind of group protocol, or null.
+    # Protocol type of the group (for example consumer), or null.
     protocol_type: str | None  # versions 5+, nullable, ignorable
-    # Protocol chosen for the group, or null.
+    # Protocol the group chose (for consumers, the assignor), or null.
     protocol_name: str | None  # versions 5+, nullable, ignorable
-    # Protocol-specific assignment of this member.
+    # This member's assignment for the chosen protocol (for consumers, a
+    # ConsumerProtocolAssignment).
     assignment: bytes  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

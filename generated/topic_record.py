@@ -32,7 +32,7 @@ class TopicRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Topic name.
+    # Name of the new topic.
     name: str  # versions 0+
     # Cluster-unique id given to the topic.
     topic_id: UUID  # versions 0+

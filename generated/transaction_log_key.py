@@ -29,7 +29,7 @@ class TransactionLogKey(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = None
     VALID_VERSIONS = (0, 0)
 
-    # Transactional id.
+    # Transactional id whose transaction state the value holds.
     transactional_id: str  # version 0
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -43,9 +43,9 @@ class PartitionsSchema(GeneratedStruct):
     NAME = "PartitionsSchema"
     VALID_VERSIONS = (0, 1)
 
-    # Topic name.
+    # Name of the topic the partitions in this entry belong to.
     topic: str  # versions 0+
-    # Partition indexes of that topic.
+    # Indexes of the topic's partitions in the transaction.
     partition_ids: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -103,17 +103,20 @@ class TransactionLogValue(GeneratedStruct):
     # Epoch that goes with NextProducerId when the coordinator has moved the producer to a new id
     # (KIP-890), -1 when none.
     next_producer_epoch: int  # versions 1+, tag 3
-    # Transaction timeout (ms).
+    # Transaction timeout in milliseconds; the coordinator aborts a transaction open longer than
+    # this.
     transaction_timeout_ms: int  # versions 0+
-    # Transaction state code.
+    # Transaction state: 0 Empty, 1 Ongoing, 2 PrepareCommit, 3 PrepareAbort, 4 CompleteCommit, 5
+    # CompleteAbort, 6 Dead, 7 PrepareEpochFence.
     transaction_status: int  # versions 0+
     # Partitions taking part in the transaction, or null.
     transaction_partitions: list[PartitionsSchema] | None  # versions 0+, nullable
-    # Last time the transaction changed (ms).
+    # When the transaction state last changed, in milliseconds since the epoch.
     transaction_last_update_timestamp_ms: int  # versions 0+
-    # When the transaction started (ms).
+    # When the current transaction started, in milliseconds since the epoch; -1 when none is open.
     transaction_start_timestamp_ms: int  # versions 0+
-    # Transaction protocol version the client uses.
+    # Transaction protocol version (transaction.version) the producer uses: 0 or 1 for the old
+    # protocol, 2 for KIP-890 part 2.
     client_transaction_version: int  # versions 1+, tag 2
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

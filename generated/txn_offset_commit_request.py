@@ -37,7 +37,7 @@ class TxnOffsetCommitRequestPartition(GeneratedStruct):
     NAME = "TxnOffsetCommitRequestPartition"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition.
+    # Index of the partition within its topic.
     partition_index: int  # versions 0+
     # Offset to commit: the next record the group should consume.
     committed_offset: int  # versions 0+
@@ -94,7 +94,7 @@ class TxnOffsetCommitRequestTopic(GeneratedStruct):
     NAME = "TxnOffsetCommitRequestTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
     # Partitions of this topic with an offset to commit.
     partitions: list[TxnOffsetCommitRequestPartition]  # versions 0+

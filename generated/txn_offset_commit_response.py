@@ -35,9 +35,10 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
     NAME = "TxnOffsetCommitResponsePartition"
     VALID_VERSIONS = (0, 5)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 when its offset was added to the transaction.
+    # Outcome for this partition, 0 when the offset was added to the transaction; for example
+    # PRODUCER_FENCED, ILLEGAL_GENERATION or CONCURRENT_TRANSACTIONS.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -73,14 +74,14 @@ class TxnOffsetCommitResponsePartition(GeneratedStruct):
 
 
 class TxnOffsetCommitResponseTopic(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "TxnOffsetCommitResponseTopic"
     VALID_VERSIONS = (0, 5)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
     # Outcome per partition of this topic.
     partitions: list[TxnOffsetCommitResponsePartition]  # versions 0+
@@ -130,7 +131,7 @@ class TxnOffsetCommitResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Outcome per topic.
+    # Outcome for each topic of the request.
     topics: list[TxnOffsetCommitResponseTopic]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,9 +34,9 @@ class UnfenceBrokerRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Broker being unfenced.
+    # Broker id of the broker being unfenced; it may lead and serve partitions again.
     id: int  # versions 0+
-    # Registration epoch of that broker.
+    # Registration epoch of the broker; the record applies only to that registration.
     epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,9 +34,9 @@ class UnregisterBrokerRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the broker being removed.
+    # Broker id of the broker whose registration is removed.
     broker_id: int  # versions 0+
-    # Registration epoch being removed.
+    # Epoch of the registration being removed.
     broker_epoch: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

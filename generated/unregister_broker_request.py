@@ -34,7 +34,7 @@ class UnregisterBrokerRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Id of the broker whose registration is removed.
+    # Broker id whose registration is removed.
     broker_id: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -36,9 +36,9 @@ class UnregisterBrokerResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the unregistration; 0 when it succeeded.
+    # Outcome, 0 when the registration was removed; for example BROKER_ID_NOT_REGISTERED.
     error_code: int  # versions 0+
-    # Text explaining a failure, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -34,7 +34,7 @@ class UnregisterControllerRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Node id of the controller being removed.
+    # Node id of the controller whose registration is removed.
     controller_id: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

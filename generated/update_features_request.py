@@ -30,14 +30,14 @@ _pack_UpdateFeaturesRequest_validate_only = struct.Struct(">?").pack
 
 
 class FeatureUpdateKey(GeneratedStruct):
-    """Requested changes."""
+    """Changes to make, one per feature."""
 
     __slots__ = ("feature", "max_version_level", "allow_downgrade", "upgrade_type", "unknown_tagged_fields")
 
     NAME = "FeatureUpdateKey"
     VALID_VERSIONS = (0, 2)
 
-    # Feature to change.
+    # Name of the feature to change, for example metadata.version.
     feature: str  # versions 0+, map key
     # New maximum level; values below 1 ask for the feature to be removed.
     max_version_level: int  # versions 0+
@@ -97,11 +97,11 @@ class UpdateFeaturesRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # Milliseconds to wait before the request times out.
+    # Milliseconds the controller may take before answering with a timeout.
     timeout_ms: int  # versions 0+
-    # Requested changes.
+    # Changes to make, one per feature.
     feature_updates: KeyedList[FeatureUpdateKey]  # versions 0+
-    # Only check the request, do not apply it.
+    # When true the controller only checks the changes and applies none of them.
     validate_only: bool  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -33,11 +33,12 @@ class UpdatableFeatureResult(GeneratedStruct):
     NAME = "UpdatableFeatureResult"
     VALID_VERSIONS = (0, 1)
 
-    # Feature name.
+    # Name of the feature this result is for.
     feature: str  # versions 0+, map key
-    # Error for this feature, 0 on success.
+    # Outcome for this feature, 0 when it was changed; for example INVALID_UPDATE_VERSION for a
+    # level some node cannot run.
     error_code: int  # versions 0+
-    # Error text for this feature, null on success.
+    # Text describing this feature's failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -89,9 +90,10 @@ class UpdateFeaturesResponse(GeneratedStruct):
 
     # Milliseconds the response was delayed by a quota, 0 when not throttled.
     throttle_time_ms: int  # versions 0+
-    # Top-level error, 0 when none.
+    # Error for the whole request, 0 if none; for example INVALID_UPDATE_VERSION or
+    # CLUSTER_AUTHORIZATION_FAILED.
     error_code: int  # versions 0+
-    # Top-level error text, null when none.
+    # Text describing the request-wide failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     # Outcome per requested feature (v0-v1).
     results: KeyedList[UpdatableFeatureResult]  # versions 0-1, ignorable

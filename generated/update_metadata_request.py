@@ -56,7 +56,7 @@ class UpdateMetadataPartitionState(GeneratedStruct):
 
     # Name of the topic (v0-v4 only; later versions group by topic).
     topic_name: str  # versions 0-4, ignorable
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
     # Epoch of the controller that last changed this partition's leader or ISR.
     controller_epoch: int  # versions 0+
@@ -141,9 +141,9 @@ class UpdateMetadataTopicState(GeneratedStruct):
     NAME = "UpdateMetadataTopicState"
     VALID_VERSIONS = (5, 8)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     topic_name: str  # versions 5+
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 7+, ignorable
     # New state of each partition of this topic.
     partition_states: list[UpdateMetadataPartitionState]  # versions 5+
@@ -249,7 +249,7 @@ class UpdateMetadataBroker(GeneratedStruct):
     NAME = "UpdateMetadataBroker"
     VALID_VERSIONS = (0, 8)
 
-    # Id of the broker.
+    # Broker id of the live broker.
     id: int  # versions 0+
     # Host of the broker's single endpoint (v0 layout).
     v0_host: str  # version 0, ignorable
@@ -315,7 +315,8 @@ class UpdateMetadataRequest(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 8)
 
-    # Id of the controller sending the request.
+    # Broker id of the controller sending the request (a KRaft controller id when isKRaftController
+    # is set).
     controller_id: int  # versions 0+
     # True when a KRaft controller sends it during a ZooKeeper migration.
     is_kraft_controller: bool  # versions 8+

@@ -34,7 +34,8 @@ class UpdateMetadataResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 6
     VALID_VERSIONS = (0, 8)
 
-    # Error code of the update; 0 when the broker applied it.
+    # Outcome, 0 when the broker applied the update; for example STALE_CONTROLLER_EPOCH or
+    # STALE_BROKER_EPOCH.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -38,11 +38,11 @@ class Listener(GeneratedStruct):
     NAME = "Listener"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name of the endpoint.
+    # Listener name of the voter's endpoint.
     name: str  # versions 0+, map key
-    # Host name or address.
+    # Host name or IP address of the voter on that listener.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -143,7 +143,7 @@ class UpdateRaftVoterRequest(GeneratedStruct):
     current_leader_epoch: int  # versions 0+
     # Replica id of the voter sending its new details.
     voter_id: int  # versions 0+
-    # Log directory id of that voter.
+    # Directory id of that voter's metadata log directory.
     voter_directory_id: UUID  # versions 0+
     # Endpoints through which the voter can now be reached.
     listeners: KeyedList[Listener]  # versions 0+

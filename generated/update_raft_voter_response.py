@@ -41,7 +41,7 @@ class CurrentLeader(GeneratedStruct):
     leader_epoch: int  # versions 0+
     # Host name of the leader.
     host: str  # versions 0+
-    # Port of the leader.
+    # TCP port of the leader.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -97,7 +97,8 @@ class UpdateRaftVoterResponse(GeneratedStruct):
 
     # Milliseconds the request was held back by a quota; 0 when no quota applied.
     throttle_time_ms: int  # versions 0+
-    # Error code of the update; 0 when it was accepted.
+    # Outcome, 0 when the update was accepted; for example NOT_LEADER_OR_FOLLOWER or
+    # VOTER_NOT_FOUND.
     error_code: int  # versions 0+
     # Where the current leader is, sent so a voter that asked a non-leader can go there.
     current_leader: CurrentLeader  # versions 0+, tag 0

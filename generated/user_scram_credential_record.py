@@ -36,9 +36,9 @@ class UserScramCredentialRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # User name.
+    # Name of the user the credential belongs to.
     name: str  # versions 0+
-    # SCRAM mechanism id.
+    # SCRAM mechanism of the credential: 1 SCRAM-SHA-256, 2 SCRAM-SHA-512.
     mechanism: int  # versions 0+
     # Random salt chosen by the client.
     salt: bytes  # versions 0+

@@ -42,15 +42,15 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
     # Epoch the sender proposes: its bumped epoch as a candidate, its current one when pre-voting.
     replica_epoch: int  # versions 0+
     # Replica id of the sender.
     replica_id: int  # versions 0+
-    # Log directory id of the sender.
+    # Directory id of the sender's metadata log directory.
     replica_directory_id: UUID  # versions 1+, ignorable
-    # Log directory id of the voter addressed.
+    # Directory id of the voter addressed, so a vote meant for another incarnation is refused.
     voter_directory_id: UUID  # versions 1+, ignorable
     # Epoch of the last record in the sender's log.
     last_offset_epoch: int  # versions 0+
@@ -123,7 +123,7 @@ class TopicData(GeneratedStruct):
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic.
+    # Name of the Raft topic (in practice __cluster_metadata).
     topic_name: str  # versions 0+
     # Partitions of this topic the vote is for.
     partitions: list[PartitionData]  # versions 0+

@@ -38,9 +38,10 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 when there was none.
+    # Outcome for this partition, 0 on success; for example FENCED_LEADER_EPOCH or
+    # INCONSISTENT_VOTER_SET.
     error_code: int  # versions 0+
     # Replica id of the leader the voter knows, or -1 when unknown.
     leader_id: int  # versions 0+
@@ -94,14 +95,14 @@ class PartitionData(GeneratedStruct):
 
 
 class TopicData(GeneratedStruct):
-    """Answer per topic."""
+    """Answer by Raft topic (in practice only __cluster_metadata)."""
 
     __slots__ = ("topic_name", "partitions", "unknown_tagged_fields")
 
     NAME = "TopicData"
     VALID_VERSIONS = (0, 2)
 
-    # Name of the topic.
+    # Name of the Raft topic.
     topic_name: str  # versions 0+
     # Answer per partition of this topic.
     partitions: list[PartitionData]  # versions 0+
@@ -148,9 +149,9 @@ class NodeEndpoint(GeneratedStruct):
 
     # Replica id of the node.
     node_id: int  # versions 1+, map key
-    # Host name or address.
+    # Host name or IP address of the node.
     host: str  # versions 1+
-    # TCP port.
+    # TCP port of the node.
     port: int  # versions 1+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -200,9 +201,9 @@ class VoteResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 2)
 
-    # Error code for the whole request; 0 when there was none.
+    # Error for the whole request, 0 if none; for example INCONSISTENT_CLUSTER_ID.
     error_code: int  # versions 0+
-    # Answer per topic.
+    # Answer by Raft topic (in practice only __cluster_metadata).
     topics: list[TopicData]  # versions 0+
     # Endpoints of the leader named above.
     node_endpoints: KeyedList[NodeEndpoint]  # versions 1+, tag 0

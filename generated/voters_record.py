@@ -40,11 +40,11 @@ class Endpoint(GeneratedStruct):
     NAME = "Endpoint"
     VALID_VERSIONS = (0, 0)
 
-    # Listener name.
+    # Listener name of the endpoint (for example CONTROLLER).
     name: str  # versions 0+, map key
-    # Host name or address.
+    # Host name or IP address of the voter on that listener.
     host: str  # versions 0+
-    # TCP port.
+    # TCP port of the listener.
     port: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -91,9 +91,9 @@ class KRaftVersionFeature(GeneratedStruct):
     NAME = "KRaftVersionFeature"
     VALID_VERSIONS = (0, 0)
 
-    # Lowest supported kraft.version.
+    # Lowest kraft.version level the voter can run.
     min_supported_version: int  # versions 0+
-    # Highest supported kraft.version.
+    # Highest kraft.version level the voter can run.
     max_supported_version: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -138,7 +138,7 @@ class Voter(GeneratedStruct):
 
     # Replica id of the voter.
     voter_id: int  # versions 0+
-    # Log directory id of the voter.
+    # Directory id of the voter's metadata log directory.
     voter_directory_id: UUID  # versions 0+
     # Listeners on which the voter can be reached.
     endpoints: KeyedList[Endpoint]  # versions 0+

@@ -96,7 +96,7 @@ class PartitionData(GeneratedStruct):
     NAME = "PartitionData"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
     # Epoch of the state being written; a write with an older epoch is refused.
     state_epoch: int  # versions 0+
@@ -165,7 +165,7 @@ class WriteStateData(GeneratedStruct):
     NAME = "WriteStateData"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Partitions of this topic to write.
     partitions: list[PartitionData]  # versions 0+

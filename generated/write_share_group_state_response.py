@@ -34,11 +34,12 @@ class PartitionResult(GeneratedStruct):
     NAME = "PartitionResult"
     VALID_VERSIONS = (0, 1)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition: int  # versions 0+
-    # Error code for this partition; 0 when its state was written.
+    # Outcome for this share-partition, 0 when its state was written; for example FENCED_STATE_EPOCH
+    # or FENCED_LEADER_EPOCH.
     error_code: int  # versions 0+
-    # Text explaining the error, or null.
+    # Text describing the failure for people, or null.
     error_message: str | None  # versions 0+, nullable
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -78,14 +79,14 @@ class PartitionResult(GeneratedStruct):
 
 
 class WriteStateResult(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic of the request."""
 
     __slots__ = ("topic_id", "partitions", "unknown_tagged_fields")
 
     NAME = "WriteStateResult"
     VALID_VERSIONS = (0, 1)
 
-    # Id of the topic.
+    # Id of the topic the partitions in this entry belong to.
     topic_id: UUID  # versions 0+
     # Outcome per partition of this topic.
     partitions: list[PartitionResult]  # versions 0+
@@ -134,7 +135,7 @@ class WriteShareGroupStateResponse(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 1)
 
-    # Outcome per topic.
+    # Outcome for each topic of the request.
     results: list[WriteStateResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

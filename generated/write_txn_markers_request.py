@@ -37,9 +37,9 @@ class WritableTxnMarkerTopic(GeneratedStruct):
     NAME = "WritableTxnMarkerTopic"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
-    # Indexes of the partitions of this topic that get the marker.
+    # Indexes of the topic's partitions that get the marker.
     partition_indexes: list[int]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

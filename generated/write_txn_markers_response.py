@@ -34,9 +34,10 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
     NAME = "WritableTxnMarkerPartitionResult"
     VALID_VERSIONS = (1, 2)
 
-    # Index of the partition.
+    # Index of the partition within the topic.
     partition_index: int  # versions 0+
-    # Error code for this partition; 0 when the marker was written.
+    # Outcome for this partition, 0 when the marker was written; for example NOT_LEADER_OR_FOLLOWER
+    # or INVALID_PRODUCER_EPOCH.
     error_code: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 
@@ -72,14 +73,14 @@ class WritableTxnMarkerPartitionResult(GeneratedStruct):
 
 
 class WritableTxnMarkerTopicResult(GeneratedStruct):
-    """Outcome per topic."""
+    """Outcome for each topic the marker went to."""
 
     __slots__ = ("name", "partitions", "unknown_tagged_fields")
 
     NAME = "WritableTxnMarkerTopicResult"
     VALID_VERSIONS = (1, 2)
 
-    # Name of the topic.
+    # Name of the topic the partitions in this entry belong to.
     name: str  # versions 0+
     # Outcome per partition of this topic.
     partitions: list[WritableTxnMarkerPartitionResult]  # versions 0+
@@ -124,9 +125,9 @@ class WritableTxnMarkerResult(GeneratedStruct):
     NAME = "WritableTxnMarkerResult"
     VALID_VERSIONS = (1, 2)
 
-    # Producer id of the marker.
+    # Producer id of the marker this result is for.
     producer_id: int  # versions 0+
-    # Outcome per topic.
+    # Outcome for each topic the marker went to.
     topics: list[WritableTxnMarkerTopicResult]  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

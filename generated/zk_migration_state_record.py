@@ -34,7 +34,7 @@ class ZkMigrationStateRecord(GeneratedStruct):
     FLEXIBLE_VERSIONS: int | None = 0
     VALID_VERSIONS = (0, 0)
 
-    # Current migration state code.
+    # Migration state: 0 none, 1 migration, 2 pre-migration, 3 post-migration.
     zk_migration_state: int  # versions 0+
     unknown_tagged_fields: tuple[tuple[int, bytes], ...]
 

@@ -2,7 +2,9 @@
 
 kwire writes its definitions in ``message_defs/`` by hand.  kafka-python ships Kafka's client
 definitions in its wheel; wherever a file of the same name exists there, every wire fact
-(everything except ``about`` texts and comments) must agree with it, version by version.
+(everything except ``about`` texts and comments) must agree with it, version by version, and no
+``about`` text may repeat upstream's (kafka-python's or Kafka 4.2.1's): kwire's texts are written
+in its own words.
 
 The comment stripper and the version-range parser are deliberately local: this test must not
 share code with ``generator/loader.py``, which it indirectly checks.
@@ -305,6 +307,95 @@ def test_definition_parses_with_only_allowed_keys(path: Path):
     assert not problems, f"{path.name}:\n" + "\n".join(problems)
 
 
+# ---------------------------------------------------------------- about texts are kwire's own
+
+def about_texts(definition: dict) -> list[tuple[str, str]]:
+    """(field path, about) of every field, common structs' fields as ``Struct.Field``."""
+    found: list[tuple[str, str]] = []
+
+    def walk(fields: list[dict], prefix: str) -> None:
+        for field in fields:
+            path = prefix + field.get("name", "?")
+            if "about" in field:
+                found.append((path, field["about"]))
+            walk(field.get("fields", []), path + ".")
+
+    walk(definition.get("fields", []), "")
+    for struct in definition.get("commonStructs", []):
+        walk(struct.get("fields", []), struct.get("name", "?") + ".")
+    return found
+
+
+def normalised_about(text: str) -> str:
+    """An about text as compared for copying: case, spacing, punctuation (hyphens, a final period)
+    and a leading article do not count, so "The sub-topologies." repeats "Subtopologies"."""
+    words = re.sub(r"[^a-z0-9_\s]", "", text.lower()).split()
+    if words and words[0] in ("the", "a", "an"):
+        words = words[1:]
+    return " ".join(words)
+
+
+def copied_about_texts(ours: dict, theirs: dict) -> list[str]:
+    """Fields of ``ours`` whose about equals upstream's about for a field of the same name.
+
+    Matching by name (not path) also catches a copy where the two files nest the field differently.
+    """
+    upstream_by_name: dict[str, set[str]] = {}
+    for path, text in about_texts(theirs):
+        upstream_by_name.setdefault(path.rsplit(".", 1)[-1], set()).add(normalised_about(text))
+    return [f"{path}: {text!r}" for path, text in about_texts(ours)
+            if normalised_about(text) in upstream_by_name.get(path.rsplit(".", 1)[-1], set())]
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_about_texts_are_not_upstream_copies(path: Path):
+    """About texts are written for kwire: none may equal Kafka's text for the same field, as
+    kafka-python's copy or Kafka 4.2.1's file has it."""
+    ours = load_definition(path)
+    upstream = {"Kafka 4.2.1": _kafka_421().get(ours["name"])}
+    if (UPSTREAM_DIR / path.name).is_file():
+        upstream["kafka-python"] = load_definition(UPSTREAM_DIR / path.name)
+    copied = [f"{where}: {found}" for where, theirs in upstream.items() if theirs is not None
+              for found in copied_about_texts(ours, theirs)]
+    assert not copied, f"{path.name} repeats upstream about texts:\n" + "\n".join(copied)
+
+
+#: Fewest words an about text may have. Four-word texts such as "Name of the topic." or "Broker
+#: epoch." name a field without saying what it is for; five words leave room for that.
+MIN_ABOUT_WORDS = 5
+#: (message, field path) -> why its shorter about text is complete anyway. Empty: none is needed.
+SHORT_ABOUTS_ALLOWED: dict[tuple[str, str], str] = {}
+
+
+def thin_about_texts(definition: dict) -> list[str]:
+    """Fields whose about text is shorter than MIN_ABOUT_WORDS words and not allowed by name."""
+    return [f"{path}: {text!r}" for path, text in about_texts(definition)
+            if len(text.split()) < MIN_ABOUT_WORDS
+            and (definition.get("name"), path) not in SHORT_ABOUTS_ALLOWED]
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_about_texts_say_what_the_field_is_for(path: Path):
+    definition = load_definition(path)
+    missing = [path_ for path_, text in about_texts(definition) if not text.strip()]
+    assert not missing, f"{path.name}: empty about texts: {missing}"
+    thin = thin_about_texts(definition)
+    assert not thin, f"{path.name}: about texts under {MIN_ABOUT_WORDS} words:\n" + "\n".join(thin)
+
+
+def test_every_short_about_allowed_is_still_there():
+    texts = {(load_definition(p)["name"], path) for p in OUR_FILES for path, _ in about_texts(load_definition(p))}
+    assert set(SHORT_ABOUTS_ALLOWED) <= texts
+
+
+@pytest.mark.parametrize("path", OUR_FILES, ids=lambda p: p.stem)
+def test_definition_opens_with_a_comment(path: Path):
+    """Each file says in a // comment, before its fields, what the message is and what each version changed."""
+    head = path.read_text(encoding="utf-8").split('"fields"', 1)[0]
+    comments = [line.strip() for line in head.splitlines() if line.strip().startswith("//")]
+    assert comments, f"{path.name} has no header comment"
+
+
 # ---------------------------------------------------------------- the checker itself
 
 def test_comment_stripper_keeps_comment_markers_inside_strings():
@@ -370,6 +461,38 @@ def test_comparison_uses_common_versions_when_ours_is_newer():
     assert compare_definitions(ours, _upstream_sample()) == []
     ours["fields"][-1]["versions"] = "4+"  # now the extra field leaks into a shared version
     assert compare_definitions(ours, _upstream_sample())
+
+
+def _every_field(fields: list[dict]):
+    for field in fields:
+        yield field
+        yield from _every_field(field.get("fields", []))
+
+
+def test_copy_check_ignores_case_spacing_punctuation_and_a_leading_article():
+    ours = _upstream_sample()
+    fields = list(_every_field(ours["fields"]))
+    for field in fields:
+        field["about"] = "  " + field["about"].upper().rstrip(".").removeprefix("THE ") + " "
+    assert len(copied_about_texts(ours, _upstream_sample())) == len(fields)
+    for field in fields:
+        field["about"] = "Reworded: " + field["about"]
+    assert copied_about_texts(ours, _upstream_sample()) == []
+
+
+def test_thin_check_counts_words_and_honours_the_allow_list():
+    definition = {"name": "M", "fields": [
+        {"name": "BrokerEpoch", "type": "int64", "about": "Broker epoch."},
+        {"name": "Topics", "type": "[]T", "about": "Topics whose partitions are moved.", "fields": [
+            {"name": "Name", "type": "string", "about": "  Name   of the topic.  "}]}]}
+    assert [item.split(":")[0] for item in thin_about_texts(definition)] == ["BrokerEpoch", "Topics.Name"]
+    definition["fields"][0]["about"] = "Registration epoch of the sending broker."
+    assert [item.split(":")[0] for item in thin_about_texts(definition)] == ["Topics.Name"]
+    SHORT_ABOUTS_ALLOWED[("M", "Topics.Name")] = "test"
+    try:
+        assert thin_about_texts(definition) == []
+    finally:
+        del SHORT_ABOUTS_ALLOWED[("M", "Topics.Name")]
 
 
 def test_readme_names_the_source_of_every_definition():
