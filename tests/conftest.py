@@ -4,6 +4,7 @@ process). Where test data lives is ``tests/paths.py``'s business."""
 from __future__ import annotations
 
 import importlib
+import socket
 import os
 import sys
 from pathlib import Path
@@ -21,6 +22,10 @@ os.environ[CORPUS_VARIABLE] = str(DATA)
 # service for any.
 os.environ.update(AWS_ACCESS_KEY_ID="kwire-tests", AWS_SECRET_ACCESS_KEY="kwire-tests-secret",
                   AWS_DEFAULT_REGION="us-east-1", AWS_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true")
+# The endpoint too: the test S3 server's socket is bound now and served from when a test first asks
+# for the server, so a JVM started before that (the shared Spark session) already knows where it is.
+S3_SOCKET = socket.create_server(("127.0.0.1", 0))
+os.environ["AWS_ENDPOINT_URL"] = f"http://127.0.0.1:{S3_SOCKET.getsockname()[1]}"
 
 
 RECORD_DECODER_CACHE = REPO / "build" / "record-decoder"
@@ -116,13 +121,12 @@ def kafka_dirs(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="session")
 def s3(kafka_dirs):
     """moto's S3 server on loopback (tests/spark/s3server.py) with ``kraft`` and ``many`` uploaded to
-    ``s3://kafka-tier/<name>``; this process's AWS_ENDPOINT_URL points at it while it runs."""
+    ``s3://kafka-tier/<name>``, served on the socket this process's AWS_ENDPOINT_URL names."""
     from tests.spark.remote_data import BUCKET
     from tests.spark.s3server import S3Server
 
-    with S3Server() as server, pytest.MonkeyPatch.context() as patch:
-        for key, value in server.env.items():
-            patch.setenv(key, value)
+    with S3Server(S3_SOCKET) as server:
+        assert server.env["AWS_ENDPOINT_URL"] == os.environ["AWS_ENDPOINT_URL"]
         for name in ("kraft", "many"):
             server.upload(kafka_dirs[name], BUCKET, name)
         yield server

@@ -10,6 +10,7 @@ planning (which reads only headers) is done.
 from __future__ import annotations
 
 import re
+import socket
 import threading
 import time
 from collections.abc import Iterable
@@ -47,13 +48,16 @@ class _QuietHandler(MotoRequestHandler):
 class S3Server:
     """``with S3Server() as s3:`` ... ``s3.env`` holds the AWS variables that point clients at it."""
 
-    def __init__(self) -> None:
+    def __init__(self, listening: socket.socket | None = None) -> None:
+        """``listening``: a socket already bound and listening on loopback to serve on (so its
+        address can be known, and handed to processes, before the server starts)."""
         self.accesses: list[Access] = []
         self._lock = threading.Lock()
         self._reads_open = threading.Event()
         self._reads_open.set()
         self.held = 0  # GETs waiting now
-        self._server = make_server("127.0.0.1", 0, self._app, threaded=True, request_handler=_QuietHandler)
+        self._server = make_server("127.0.0.1", 0, self._app, threaded=True, request_handler=_QuietHandler,
+                                   fd=None if listening is None else listening.fileno())
         self._moto = DomainDispatcherApplication(create_backend_app)
         self._thread = threading.Thread(target=self._server.serve_forever, name="s3-server", daemon=True)
         self.endpoint = f"http://127.0.0.1:{self._server.server_address[1]}"
