@@ -236,6 +236,7 @@ class CBuild:
         from mypyc.build import include_dir
 
         self.runtime_dir = Path(include_dir()).resolve()  # mypyc's runtime library (lib-rt)
+        self.optional_runtime = optional_runtime_sources()
 
     def build(self, extensions: list[Extension], out_dir: Path) -> list[Path]:
         """Build every extension into ``out_dir``; return the files written there."""
@@ -251,13 +252,15 @@ class CBuild:
                 if source not in objects:
                     objects[source] = self.object_for(source, include_dirs, ext.flags)
             runtime.update(ext.runtime_sources())
-            # On a rebuild mypyc lists only the runtime sources that the modules it translated
-            # again need; those of the others are named by the runtime headers their C includes.
+            # On a rebuild mypyc lists only the optional runtime sources that the modules it
+            # translated again need; those of the others are named by the headers their C includes.
             for source in ext.own_sources():
                 for header in objects[source].headers:
                     if not header.is_relative_to(self.runtime_dir):
                         continue
                     relative = header.relative_to(self.runtime_dir).with_suffix(".c")
+                    if relative.as_posix() not in self.optional_runtime:
+                        continue
                     needed = next((p for p in (self.c_dir / relative, self.runtime_dir / relative) if p.is_file()), None)
                     if needed is None:
                         continue
@@ -336,6 +339,16 @@ class CBuild:
             self.log(f"$ {shlex.join(command)}\n{output}\n")
         if proc.returncode != 0:
             raise CompileFailed(f"{what} failed (exit {proc.returncode})", f"$ {shlex.join(command)}\n{output}")
+
+
+def optional_runtime_sources() -> set[str]:
+    """The runtime C files mypyc adds to a build only when some module needs them
+    (``bytes_extra_ops.c``, ...), relative to its runtime directory."""
+    try:
+        from mypyc.ir import deps
+    except ImportError:  # an older mypyc: rebuilds then rely on what it lists
+        return set()
+    return {dep.path for dep in vars(deps).values() if isinstance(dep, deps.SourceDep)}
 
 
 def parse_manifest(manifest: dict, base: Path) -> list[Extension]:
