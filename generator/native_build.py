@@ -49,9 +49,9 @@ __all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_
            "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
            "native_sources", "remove_compiled", "source_hash"]
 
-# The C compiler's -O level. -O1 compiles in about 60% of the time -O3 takes; what it costs at
-# run time is measured in benchmarks/README.md ("Compiled build").
-DEFAULT_OPT_LEVEL = "3"
+# The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
+# 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
+DEFAULT_OPT_LEVEL = "1"
 
 _FRONTEND = Path(__file__).with_name("native_frontend.py")  # run as a script: needs only mypy
 
