@@ -49,11 +49,12 @@ docs: $(TEST_STAMP)
 
 # Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). One library per
 # module, compiled in parallel; build/kwire-compile/ keeps the C objects, so a rebuild compiles only
-# what changed. The .py files stay as the fallback; `make clean` or regenerating changed sources
-# removes the extensions.
+# what changed. generated/ installs as kwire.generated, the name its extensions are built for.
+# The .py files stay as the fallback; `make clean` or regenerating changed sources removes the
+# extensions.
 compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
-	$(BIN)/kwire generate --defs message_defs --out generated --compile
+	$(BIN)/kwire generate --defs message_defs --out generated --compile --package kwire.generated
 
 # A platform wheel of kwire whose kwire.generated is compiled (setup.py; the .py files stay inside):
 # dist/kwire-<version>-cp311-cp311-<platform>.whl. Incremental like `make compile` (build/kwire-wheel/).

@@ -263,6 +263,7 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
     with contextlib.ExitStack() as stack:
         if build_dir is None:
             build_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kwire-compile-")))
+        stack.enter_context(_locked(build_dir / ".lock"))  # two builds in one directory would collide
         built, result = build_extensions(package, sources, build_dir, jobs=jobs, opt_level=opt_level,
                                          progress=progress)
         remove_compiled(out_dir)
@@ -274,7 +275,7 @@ def compile_package(messages: list[Message], out_dir: Path, *, package: str | No
 
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
-    """One process at a time (pytest-xdist workers all ask for the same build)."""
+    """One process at a time (a build directory, or pytest-xdist workers asking for one build)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -296,7 +297,8 @@ def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
 
     check_toolchain()
     pure = render_all(messages)  # the package's .py files, in the key too: they are its fallback
-    root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()}})
+    root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()},
+                                    "-O": DEFAULT_OPT_LEVEL})
     with _locked(cache_dir / ".lock"):
         if not (root / package).is_dir():
             staging = root.with_name(f"{root.name}.tmp{os.getpid()}")
