@@ -30,13 +30,13 @@ WHEEL_SUBSET = ("ApiVersionsRequest", "ApiVersionsResponse", "MetadataRequest", 
 SUFFIX = sysconfig.get_config_var("EXT_SUFFIX")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def compiled_wheel(tmp_path_factory) -> Path:
     try:
         check_toolchain()
     except CompileUnavailable as exc:
         pytest.skip(f"no compiled build: {exc}")
-    root = tmp_path_factory.mktemp("compiled-wheel")
+    root = tmp_path_factory.mktemp("compiled-wheel")  # the sources and the wheel
     build(copy_sources(root / "src"), root / "dist", "--wheel",
           env={"KWIRE_COMPILE": ",".join(WHEEL_SUBSET),
                "KWIRE_COMPILE_BUILD_DIR": str(REPO / "build" / "kwire-wheel-test")})
@@ -50,7 +50,7 @@ def module_file(name: str) -> str:
     return generated.MESSAGES[name].__module__.rsplit(".", 1)[1]
 
 
-def test_the_wheel_is_a_platform_wheel_with_both_builds(compiled_wheel):
+def check_platform_wheel_with_both_builds(compiled_wheel: Path) -> None:
     tag = sysconfig.get_platform().replace("-", "_").replace(".", "_")
     assert compiled_wheel.name == f"kwire-0.1.0-cp311-cp311-{tag}.whl"
     names = set(zipfile.ZipFile(compiled_wheel).namelist())
@@ -83,7 +83,9 @@ DECODE = textwrap.dedent("""
 """)
 
 
-def test_installed_compiled_modules_decode_captured_frames_byte_exactly(compiled_wheel, tmp_path):
+# One test, not two: pytest-xdist would build the wheel once per worker.
+def test_the_compiled_wheel_installs_and_decodes_captured_frames_byte_exactly(compiled_wheel, tmp_path):
+    check_platform_wheel_with_both_builds(compiled_wheel)
     venv = fresh_venv(compiled_wheel, tmp_path / "venv")
     frames, expected = [], []
     for seen in all_seen():
