@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 RUN_STAMP := $(VENV)/.installed-run
 TEST_STAMP := $(VENV)/.installed-test
 
-.PHONY: run test bench compile native docs clean
+.PHONY: run test bench compile wheel native docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,11 +55,19 @@ native: $(TEST_STAMP)
 docs: $(TEST_STAMP)
 	$(BIN)/python docs/api.py build/docs
 
-# Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). The .py files
-# stay as the fallback; `make clean` or regenerating changed sources removes the extensions.
+# Optional: build generated/ with mypyc (needs a C compiler; minutes on 2 cores). One library per
+# module, compiled in parallel; build/kwire-compile/ keeps the C objects, so a rebuild compiles only
+# what changed. generated/ installs as kwire.generated, the name its extensions are built for.
+# The .py files stay as the fallback; `make clean` or regenerating changed sources removes the
+# extensions.
 compile: $(TEST_STAMP)
 	$(BIN)/pip install --quiet -e '.[bench]'
-	$(BIN)/kwire generate --defs message_defs --out generated --compile
+	$(BIN)/kwire generate --defs message_defs --out generated --compile --package kwire.generated
+
+# A platform wheel of kwire whose kwire.generated is compiled (setup.py; the .py files stay inside):
+# dist/kwire-<version>-cp311-cp311-<platform>.whl. Incremental like `make compile` (build/kwire-wheel/).
+wheel: $(TEST_STAMP)
+	KWIRE_COMPILE=1 $(BIN)/python -m build --wheel --no-isolation --outdir dist .
 
 bench: $(TEST_STAMP) native
 	$(BIN)/pip install --quiet -e '.[bench]'
@@ -67,5 +75,5 @@ bench: $(TEST_STAMP) native
 	$(BIN)/python benchmarks/bench_records.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) build dist *.egg-info
 	rm -f generated/*.so kwire/records/*.so

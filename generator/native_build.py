@@ -3,27 +3,38 @@
 ``kwire generate --compile`` first writes the pure-Python package as usual, then calls
 :func:`compile_package`, which:
 
-1. renders the same definitions with ``native=True`` (reads shaped for compiled code) into a
-   staging copy of the package in a build directory, with ``kwire/struct_base.py`` copied in
-   as ``_base.py`` so that the base class is native too;
-2. runs ``setup.py build_ext --inplace`` there with ``mypycify`` (one mypyc group per package,
-   whose shared library lives inside the package as ``_compiled__mypyc``);
-3. copies the extension modules next to the ``.py`` files of the output package.
+1. renders the same definitions with ``native=True`` (reads shaped for compiled code), with
+   ``kwire/struct_base.py`` copied in as ``_base.py`` so that the base class is native too, and
+   stages them in a build directory (only files whose text changed are rewritten);
+2. has mypyc type-check them and translate them to C, one library per module
+   (``native_frontend``, a child process; mypy's incremental cache skips unchanged modules);
+3. compiles and links the C with up to ``jobs`` compilers at once, taking every object file and
+   library it has built before from a content-keyed cache in the build directory
+   (``native_compiler``);
+4. puts the extension modules (per module ``<name>.so`` and its library ``<name>__mypyc.so``)
+   next to the ``.py`` files of the output package.
 
 Python imports an extension module in preference to the ``.py`` of the same name, so the
 compiled modules take over when present; remove them (or regenerate with changes, which does)
 and the pure-Python package is back. Nothing of kwire itself is built in place.
+
+Keep the build directory between builds: a rebuild after a change to some definitions
+translates and compiles only those modules (and everything if the emitter or mypyc changed).
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import hashlib
-import importlib.util
+import json
 import os
 import shutil
 import subprocess
 import sys
 import sysconfig
 import tempfile
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,28 +42,35 @@ import kwire
 
 from .emit import NATIVE_BASE, module_name, render_all
 from .model import Message
+from .native_compiler import (ArtifactCache, CBuild, CompileFailed, CompileUnavailable, Toolchain,
+                              available_cores, find_toolchain, parse_manifest)
 
-# Name of the mypyc group inside the package: its shared library is <package>/_compiled__mypyc.*.so
-GROUP = "_compiled"
+__all__ = ["CompileFailed", "CompileUnavailable", "CompileResult", "DEFAULT_OPT_LEVEL", "build_extensions",
+           "cached_build", "check_toolchain", "compile_package", "compiled_extensions", "extension_suffix",
+           "native_sources", "remove_compiled", "source_hash"]
 
+# The C compiler's -O level. For mypyc's C, -O1 takes 57% of the CPU time of -O3 and runs at most
+# 1.5% more instructions per encode or decode (benchmarks/README.md, "Compiled build").
+DEFAULT_OPT_LEVEL = "1"
 
-class CompileUnavailable(Exception):
-    """No mypyc or no C compiler here: the pure-Python package is all there is."""
-
-
-class CompileFailed(Exception):
-    """mypyc or the C compiler ran and failed; ``log`` has their output."""
-
-    def __init__(self, message: str, log: str) -> None:
-        super().__init__(message)
-        self.log = log
+_FRONTEND = Path(__file__).with_name("native_frontend.py")  # run as a script: needs only mypy
 
 
 @dataclass
 class CompileResult:
-    extensions: list[str]  # file names copied into the output package
-    modules: list[str]     # generated modules compiled (without the base module)
+    extensions: list[str]     # file names copied into the output package
+    modules: list[str]        # generated modules compiled (without the base module)
     build_dir: Path
+    jobs: int                 # compilers run at once
+    c_files: int              # C files of the build
+    c_compiled: int           # of which compiled this time (the others came from the cache)
+    translate_seconds: float  # wall time of mypy + mypyc
+    c_seconds: float          # wall time of compiling and linking
+    cpu_seconds: float        # user + sys time of every process the build ran
+
+    @property
+    def seconds(self) -> float:
+        return self.translate_seconds + self.c_seconds
 
 
 def extension_suffix() -> str:
@@ -73,14 +91,9 @@ def remove_compiled(package_dir: Path) -> list[str]:
     return removed
 
 
-def check_toolchain() -> None:
-    """Raise CompileUnavailable unless mypyc and a C compiler are present."""
-    if importlib.util.find_spec("mypyc") is None:
-        raise CompileUnavailable("mypyc is not installed (pip install mypy); the pure-Python package works without it")
-    compiler = (sysconfig.get_config_var("CC") or "cc").split()[0]
-    if shutil.which(os.environ.get("CC", compiler).split()[0]) is None:
-        raise CompileUnavailable(f"no C compiler found ({compiler!r} is not on PATH); "
-                                 "the pure-Python package works without it")
+def check_toolchain() -> Toolchain:
+    """The C toolchain; raises CompileUnavailable unless mypyc and a C compiler are present."""
+    return find_toolchain()
 
 
 def native_sources(messages: list[Message], only: set[str] | None = None) -> dict[str, str]:
@@ -104,77 +117,172 @@ def source_hash(sources: dict[str, str]) -> str:
     return digest.hexdigest()[:20]
 
 
-_SETUP = """\
-from setuptools import setup
-from mypyc.build import mypycify
+# --- staging -----------------------------------------------------------------------------------
 
-setup(name={package!r}, ext_modules=mypycify({paths!r}, opt_level="3", debug_level="0",
-                                              group_name={group!r}))
-"""
+def _write_if_changed(path: Path, text: str) -> None:
+    # unchanged files keep their time stamps, which mypy's incremental cache looks at first
+    if not path.is_file() or path.read_text() != text:
+        path.write_text(text)
 
 
-def build_extensions(package: str, sources: dict[str, str], build_dir: Path, *, jobs: int = 2) -> list[Path]:
-    """Compile ``sources`` as package ``package`` in ``build_dir``; return the extension files."""
-    check_toolchain()
+def _link(link: Path, target: Path) -> None:
+    if link.is_symlink() and link.resolve() == target.resolve():
+        return
+    if link.is_symlink() or link.is_file():
+        link.unlink()
+    elif link.is_dir():
+        shutil.rmtree(link)
+    link.symlink_to(target, target_is_directory=target.is_dir())
+
+
+def stage_sources(package: str, sources: dict[str, str], build_dir: Path) -> tuple[Path, list[str], dict[str, str]]:
+    """Lay out ``sources`` as package ``package`` for mypy: (the directory to run in, the paths
+    to compile relative to it, the environment mypy needs)."""
     src = build_dir / "src"
-    if src.exists():
-        shutil.rmtree(src)
-    (src / package).mkdir(parents=True)
-    (src / package / "__init__.py").write_text("")  # the real __init__ is not compiled
+    parts = package.split(".")
+    package_dir = src.joinpath(*parts)
+    package_dir.mkdir(parents=True, exist_ok=True)
+    kwire_dir = Path(kwire.__file__).resolve().parent
+    env = dict(os.environ)
+    if parts[0] == "kwire":
+        # a package inside kwire (the wheel's kwire.generated): the rest of kwire beside it, read
+        # by mypy, not compiled
+        inside = parts[1] if len(parts) > 1 else None
+        for entry in kwire_dir.iterdir():
+            if entry.name not in (inside, "__pycache__"):
+                _link(src / "kwire" / entry.name, entry)
+    else:
+        # mypy must see kwire's sources (the generated code imports them), and nothing else of
+        # the checkout: a directory with only a link to the kwire package
+        stubs = build_dir / "mypypath"
+        stubs.mkdir(exist_ok=True)
+        _link(stubs / "kwire", kwire_dir)
+        env["MYPYPATH"] = str(stubs)
+    for depth in range(1, len(parts)):
+        init = src.joinpath(*parts[:depth], "__init__.py")
+        if not init.exists():
+            init.write_text("")
+    _write_if_changed(package_dir / "__init__.py", "")  # the real __init__ is not compiled
     for name, text in sources.items():
-        (src / package / name).write_text(text)
-    # mypy must see kwire's sources (the generated code imports it), and nothing else of the
-    # checkout: a directory with only a link to the kwire package.
-    stubs = build_dir / "mypypath"
-    stubs.mkdir(exist_ok=True)
-    link = stubs / "kwire"
-    if not link.exists():
-        link.symlink_to(Path(kwire.__file__).resolve().parent, target_is_directory=True)
-    # kwire is only imported, not compiled: mypy reads it quietly (errors there are not ours).
-    paths = ["--ignore-missing-imports", "--follow-imports=silent"] + [f"{package}/{name}" for name in sorted(sources)]
-    (src / "setup.py").write_text(_SETUP.format(package=package, paths=paths, group=f"{package}.{GROUP}"))
-    env = dict(os.environ, MYPYPATH=str(stubs))
-    command = [sys.executable, "setup.py", "build_ext", "--inplace", f"--parallel={jobs}"]
-    proc = subprocess.run(command, cwd=src, env=env, capture_output=True, text=True)
-    log = proc.stdout + proc.stderr
-    (build_dir / "build.log").write_text(log)
-    if proc.returncode != 0:
-        raise CompileFailed(f"compiling {package} failed (exit {proc.returncode}); "
-                            f"see {build_dir / 'build.log'}", log)
-    built = compiled_extensions(src / package)
+        _write_if_changed(package_dir / name, text)
+    for stale in package_dir.glob("*.py"):
+        if stale.name not in sources and stale.name != "__init__.py":
+            stale.unlink()
+    relative = "/".join(parts)
+    return src, [f"{relative}/{name}" for name in sorted(sources)], env
+
+
+# --- the build ---------------------------------------------------------------------------------
+
+def _child_cpu() -> float:
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def translate(src: Path, paths: list[str], env: dict[str, str], build_dir: Path, opt_level: str,
+              log: Callable[[str], None]) -> list:
+    """mypy + mypyc in a child process; returns the extensions of the manifest it writes."""
+    request = {
+        "mypy_args": ["--ignore-missing-imports", "--follow-imports=silent",  # kwire is read, not compiled
+                      "--cache-dir", str((build_dir / "mypy-cache").resolve())],
+        "paths": paths, "opt_level": opt_level,
+        "target_dir": str((build_dir / "c").resolve()), "manifest": str((build_dir / "manifest.json").resolve()),
+    }
+    (build_dir / "request.json").write_text(json.dumps(request, indent=1))
+    for attempt in (1, 2):
+        proc = subprocess.run([sys.executable, str(_FRONTEND), str((build_dir / "request.json").resolve())],
+                              cwd=src, env=env, capture_output=True, text=True)
+        log(f"$ mypyc ({len(paths)} modules)\n{proc.stdout}{proc.stderr}")
+        if proc.returncode != 0:
+            raise CompileFailed(f"mypyc failed (exit {proc.returncode})", proc.stdout + proc.stderr)
+        extensions = parse_manifest(json.loads((build_dir / "manifest.json").read_text()), src)
+        if all(s.is_file() for e in extensions for s in e.sources):
+            return extensions
+        # mypy's cache says modules are unchanged but their C files are gone: start afresh
+        shutil.rmtree(build_dir / "mypy-cache", ignore_errors=True)
+    raise CompileFailed("mypyc did not write the C files it listed", proc.stdout + proc.stderr)
+
+
+def build_extensions(package: str, sources: dict[str, str], build_dir: Path, *, jobs: int | None = None,
+                     opt_level: str = DEFAULT_OPT_LEVEL, progress: Callable[[str], None] | None = None,
+                     ) -> tuple[list[Path], CompileResult]:
+    """Compile ``sources`` as package ``package`` in ``build_dir``; return the extension files
+    (under ``build_dir/out``) and what the build did."""
+    toolchain = find_toolchain()
+    jobs = jobs or available_cores()
+    say = progress or (lambda message: None)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    log_path = build_dir / "build.log"
+    log_path.write_text("")
+
+    def log(text: str) -> None:
+        with log_path.open("a") as f:
+            f.write(text.rstrip() + "\n")
+
+    cpu, started = _child_cpu(), time.perf_counter()
+    src, paths, env = stage_sources(package, sources, build_dir)
+    modules = len(paths) - (NATIVE_BASE in sources)
+    say(f"mypyc: type-checking and translating {modules} modules to C ...")
+    try:
+        extensions = translate(src, paths, env, build_dir, opt_level, log)
+        translated = time.perf_counter()
+        out = build_dir / "out"
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir()
+        cache = ArtifactCache(build_dir / "cache")
+        c_build = CBuild(toolchain, cache, build_dir / "c", jobs=jobs, log=log, progress=say)
+        built = c_build.build(extensions, out)
+        cache.prune()
+    except CompileFailed as exc:
+        raise CompileFailed(f"compiling {package}: {exc}; see {log_path}", exc.log) from None
+    finished = time.perf_counter()
     if not built:
-        raise CompileFailed(f"the build of {package} produced no extension module", log)
-    return built
+        raise CompileFailed(f"the build of {package} produced no extension module", log_path.read_text())
+    return built, CompileResult(
+        extensions=[p.name for p in built], modules=[], build_dir=build_dir, jobs=jobs,
+        c_files=c_build.stats.c_files, c_compiled=len(c_build.stats.compiled),
+        translate_seconds=translated - started, c_seconds=finished - translated, cpu_seconds=_child_cpu() - cpu)
 
 
-def compile_package(messages: list[Message], out_dir: Path, *, only: set[str] | None = None,
-                    build_dir: Path | None = None, jobs: int = 2) -> CompileResult:
+def compile_package(messages: list[Message], out_dir: Path, *, package: str | None = None,
+                    only: set[str] | None = None, build_dir: Path | None = None, jobs: int | None = None,
+                    opt_level: str = DEFAULT_OPT_LEVEL,
+                    progress: Callable[[str], None] | None = None) -> CompileResult:
     """Build the compiled flavour of the package in ``out_dir`` and install it there.
 
-    ``out_dir`` must already hold the pure-Python package (``kwire generate`` writes it); its
-    directory name is the package name the extensions are built for. ``only`` limits the build
-    to some definitions (by message name); the others stay pure Python.
+    ``out_dir`` must already hold the pure-Python package (``kwire generate`` writes it).
+    ``package`` is its import name (default: the directory's name; dotted for a package inside
+    another, such as ``kwire.generated``). ``only`` limits the build to some definitions (by
+    message name); the others stay pure Python. Without ``build_dir`` the build happens in a
+    temporary directory, so nothing is reused next time.
     """
-    package = out_dir.name
-    if not package.isidentifier():
+    package = package or out_dir.name
+    if not all(part.isidentifier() for part in package.split(".")):
         raise ValueError(f"{package!r} is not a Python package name")
     sources = native_sources(messages, only)
-    temp = None
-    if build_dir is None:
-        temp = tempfile.TemporaryDirectory(prefix="kwire-compile-")
-        build_dir = Path(temp.name)
-    try:
-        built = build_extensions(package, sources, build_dir, jobs=jobs)
+    with contextlib.ExitStack() as stack:
+        if build_dir is None:
+            build_dir = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kwire-compile-")))
+        stack.enter_context(_locked(build_dir / ".lock"))  # two builds in one directory would collide
+        built, result = build_extensions(package, sources, build_dir, jobs=jobs, opt_level=opt_level,
+                                         progress=progress)
         remove_compiled(out_dir)
-        installed = []
         for path in built:
             shutil.copy2(path, out_dir / path.name)
-            installed.append(path.name)
-    finally:
-        if temp is not None:
-            temp.cleanup()
-    modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
-    return CompileResult(installed, modules, build_dir)
+    result.modules = sorted(name.removesuffix(".py") for name in sources if name != NATIVE_BASE)
+    return result
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """One process at a time (a build directory, or pytest-xdist workers asking for one build)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
@@ -183,20 +291,22 @@ def cached_build(messages: list[Message], package: str, cache_dir: Path, *,
 
     Tests and benchmarks use this to get a compiled twin of the generated package under another
     name (``package``) next to the pure one. Raises CompileUnavailable without a toolchain.
+    The build directory ``cache_dir/.build`` is kept, so new sources rebuild only what changed.
     """
     from .emit import write_package
 
     check_toolchain()
     pure = render_all(messages)  # the package's .py files, in the key too: they are its fallback
-    root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()}})
-    if not (root / package).is_dir():
-        staging = root.with_name(f"{root.name}.tmp{os.getpid()}")
-        shutil.rmtree(staging, ignore_errors=True)
-        write_package(pure, staging / package)
-        compile_package(messages, staging / package, only=only, build_dir=staging / "build")
-        shutil.rmtree(staging / "build")
-        for old in cache_dir.iterdir():  # builds of older sources
-            if old != staging:
-                shutil.rmtree(old, ignore_errors=True)
-        os.replace(staging, root)  # atomic: a concurrent run sees the whole build or none
+    root = cache_dir / source_hash({**native_sources(messages, only), **{f"pure/{k}": v for k, v in pure.items()},
+                                    "-O": DEFAULT_OPT_LEVEL})
+    with _locked(cache_dir / ".lock"):
+        if not (root / package).is_dir():
+            staging = root.with_name(f"{root.name}.tmp{os.getpid()}")
+            shutil.rmtree(staging, ignore_errors=True)
+            write_package(pure, staging / package)
+            compile_package(messages, staging / package, only=only, build_dir=cache_dir / ".build")
+            for old in cache_dir.iterdir():  # builds of older sources
+                if old not in (staging, cache_dir / ".build", cache_dir / ".lock"):
+                    shutil.rmtree(old, ignore_errors=True)
+            os.replace(staging, root)
     return root

@@ -1,17 +1,13 @@
 """kwire as people install it: one top-level package, a wheel that works outside the repository.
 
 The wheel is built from a copy of the project's sources, installed into a fresh virtual
-environment (its dependencies come from this test environment through a ``.pth`` line, so no
-index is needed), and used from a directory outside the checkout: import the shipped codecs,
+environment (tests/installed.py), and used from a directory outside the checkout: import the shipped codecs,
 decode a captured frame, generate and import a package of one's own, type-check a user script.
 """
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
-import sysconfig
 import textwrap
 import tomllib
 import zipfile
@@ -19,10 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.installed import build, copy_sources, fresh_venv, run as _run
 from tests.paths import CAPTURES, REPO
-
-# what the wheel is built from (everything else in the checkout is for developing kwire)
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "kwire", "generator", "generated", "message_defs")
 
 
 def test_pyproject_lists_every_package():
@@ -35,27 +29,12 @@ def test_pyproject_lists_every_package():
     assert sorted(config["packages"]) == sorted(on_disk)
 
 
-def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, f"{command} failed:\n{result.stdout}\n{result.stderr}"
-    return result
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory) -> Path:
     """An sdist and a wheel built from a copy of the sources."""
     root = tmp_path_factory.mktemp("wheel")
-    source = root / "src"
-    for name in SOURCES:
-        if (REPO / name).is_dir():
-            shutil.copytree(REPO / name, source / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-        else:
-            source.mkdir(exist_ok=True)
-            shutil.copy(REPO / name, source / name)
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    build = _run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(root / "dist"), str(source)],
-                 cwd=root, env=env)
-    warnings = [line for line in (build.stdout + build.stderr).splitlines() if "warning" in line.lower()]
+    made = build(copy_sources(root / "src"), root / "dist")
+    warnings = [line for line in (made.stdout + made.stderr).splitlines() if "warning" in line.lower()]
     assert warnings == [], "\n".join(warnings)
     return root / "dist"
 
@@ -63,23 +42,16 @@ def dist(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def venv(dist, tmp_path_factory) -> Path:
     """A fresh virtual environment with only the wheel installed (dependencies seen through .pth)."""
-    root = tmp_path_factory.mktemp("venv")
-    _run([sys.executable, "-m", "venv", "--without-pip", str(root)], cwd=root)
     (wheel,) = dist.glob("*.whl")
-    _run([sys.executable, "-m", "pip", "--python", str(root / "bin" / "python"), "install", "--quiet", "--no-deps",
-          "--no-index", "--ignore-installed", str(wheel)], cwd=root)
-    # Only now the dependencies: pip must not see this environment's own (editable) kwire.
-    site = Path(subprocess.check_output([root / "bin" / "python", "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
-                                        text=True).strip())
-    assert (site / "kwire" / "generated" / "__init__.py").is_file()
-    (site / "zz_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
-    return root
+    return fresh_venv(wheel, tmp_path_factory.mktemp("venv") / "env")
 
 
 def test_the_wheel_holds_one_top_level_package(dist):
     (wheel,) = dist.glob("*.whl")
+    assert wheel.name == "kwire-0.1.0-py3-none-any.whl"  # without KWIRE_COMPILE (setup.py): pure Python
     names = zipfile.ZipFile(wheel).namelist()
     assert {name.split("/")[0] for name in names} == {"kwire", "kwire-0.1.0.dist-info"}
+    assert [name for name in names if name.endswith((".so", ".pyd", ".c"))] == []
     for expected in ("kwire/py.typed", "kwire/generated/py.typed", "kwire/generated/api_versions_response.py",
                      "kwire/generator/definition_schema.json", "kwire/generator/templates/module.py.j2",
                      "kwire/message_defs/ApiVersionsResponse.json"):

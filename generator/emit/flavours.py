@@ -41,6 +41,8 @@ class PurePython:
     header: Lines = []
     # The annotation of the module-level constants hot code reads (struct helpers, defaults).
     constant_annotation = ""
+    # Whether a message class declares API_KEY, MESSAGE_TYPE, ... as ClassVar.
+    class_vars = False
 
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
@@ -95,7 +97,7 @@ class Compiled(PurePython):
     message_imports = ("FieldInfo", "KeyedList", "NEVER", "check_unsupported")
     header = [
         "",
-        "from typing import Final",
+        "from typing import ClassVar, Final",
         "",
         "from ._base import (GeneratedStruct, read_bool, read_count, read_int8, read_int16, read_int32, read_int64,",
         "                    read_length, read_tag_count, read_tag_header, read_uint16, read_uint32, read_uuid)",
@@ -105,6 +107,9 @@ class Compiled(PurePython):
         "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
     ]
     constant_annotation = ": Final"
+    # mypyc makes any other attribute set in a class body a per-instance slot, which the class
+    # itself shows as a descriptor (ApiRegistry reads cls.API_KEY)
+    class_vars = True
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function

@@ -41,6 +41,19 @@ def test_only_the_subset_is_compiled(compiled_generated) -> None:
     assert compiled_generated.FetchRequest.__mro__[1].__module__ == "kwire.wire.struct_base"
 
 
+def test_compiled_classes_keep_their_class_attributes(compiled_generated) -> None:
+    # kwire.network finds a message's classes by cls.API_KEY and cls.MESSAGE_TYPE
+    from kwire.network.framing import ApiRegistry
+
+    for name in SUBSET:
+        compiled, pure = compiled_generated.MESSAGES[name], generated.MESSAGES[name]
+        for attr in ("NAME", "API_KEY", "MESSAGE_TYPE", "FLEXIBLE_VERSIONS", "VALID_VERSIONS"):
+            assert getattr(compiled, attr, None) == getattr(pure, attr, None), (name, attr)
+    registry = ApiRegistry.from_messages(compiled_generated.MESSAGES)
+    assert registry.request_class(18) is compiled_generated.MESSAGES["ApiVersionsRequest"]
+    assert registry.response_class(1) is compiled_generated.MESSAGES["FetchResponse"]
+
+
 # --- hand-worked vectors -------------------------------------------------------------------------
 
 def golden_cases() -> list:

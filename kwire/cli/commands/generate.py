@@ -3,16 +3,17 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 from kwire.generator.emit import render_all, stale_files, write_package
 from kwire.cli.commands import plural
 from kwire.generator.errors import DefinitionError
 from kwire.generator.loader import load_definitions
+from kwire.generator.native_build import DEFAULT_OPT_LEVEL
 
 DEFAULT_DEFS = "message_defs"
 DEFAULT_OUT = "generated"
+DEFAULT_BUILD_DIR = Path("build") / "kwire-compile"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,7 +30,15 @@ def register(sub: argparse._SubParsersAction) -> None:
                    help="also build the package with mypyc (needs mypy and a C compiler); the .py files "
                         "stay as the fallback, the extension modules are imported in their place")
     p.add_argument("--build-dir", type=Path,
-                   help="keep mypyc's build files here (default: a temporary directory)")
+                   help="mypyc's C files and the cache of compiled objects, kept so that a rebuild compiles "
+                        f"only what changed (default: {DEFAULT_BUILD_DIR}/<package>)")
+    p.add_argument("--package", metavar="NAME",
+                   help="import name of the output package when it lives inside another package, "
+                        "e.g. myapp.codecs (default: the --out directory's name)")
+    p.add_argument("-j", "--jobs", type=int, metavar="N",
+                   help="C compilers to run at once (default: the number of CPU cores)")
+    p.add_argument("--opt-level", choices=("0", "1", "2", "3"), default=DEFAULT_OPT_LEVEL,
+                   help="the C compiler's -O level (default: %(default)s; lower compiles faster, runs slower)")
     p.set_defaults(func=run)
 
 
@@ -69,18 +78,25 @@ def run(args: argparse.Namespace) -> int:
 def compile_into(messages: list, out: Path, args: argparse.Namespace) -> int:
     from kwire.generator.native_build import CompileFailed, CompileUnavailable, compile_package
 
-    if not args.quiet:
-        print(f"compiling {out} with mypyc (a few minutes for the whole package) ...", flush=True)
-    started = time.perf_counter()
+    package = args.package or out.name
+    build_dir = args.build_dir or DEFAULT_BUILD_DIR / package
+    if args.jobs is not None and args.jobs < 1:
+        print("kwire generate: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    say = (lambda message: None) if args.quiet else (lambda message: print(message, flush=True))
+    say(f"compiling {out} as {package} with mypyc (build files in {build_dir}) ...")
     try:
-        result = compile_package(messages, out, build_dir=args.build_dir)
+        result = compile_package(messages, out, package=package, build_dir=build_dir, jobs=args.jobs,
+                                 opt_level=args.opt_level, progress=say)
     except CompileUnavailable as exc:
         print(f"kwire generate --compile: cannot compile: {exc}", file=sys.stderr)
         return 1
-    except CompileFailed as exc:
-        print(f"kwire generate --compile: {exc}\n{exc.log[-3000:]}", file=sys.stderr)
+    except (CompileFailed, ValueError) as exc:
+        log = getattr(exc, "log", "")
+        print(f"kwire generate --compile: {exc}" + (f"\n{log[-3000:]}" if log else ""), file=sys.stderr)
         return 1
-    if not args.quiet:
-        print(f"compiled {len(result.modules)} modules in {time.perf_counter() - started:.0f}s: "
-              f"{len(result.extensions)} extension files in {out} (the .py files stay as the fallback)")
+    say(f"compiled {plural(len(result.modules), 'module')} in {result.seconds:.0f}s "
+        f"(mypyc {result.translate_seconds:.0f}s, C {result.c_seconds:.0f}s; {result.cpu_seconds:.0f}s of CPU, "
+        f"{result.jobs} at a time; {result.c_compiled} of {result.c_files} C files compiled, the rest cached): "
+        f"{len(result.extensions)} extension files in {out} (the .py files stay as the fallback)")
     return 0

@@ -1,0 +1,156 @@
+"""The compiled build's driver: what its cache keys see, and that a rebuild compiles only what changed.
+
+The unit tests need no compiler. The build tests compile a user's package of two small
+definitions (seconds), as ``kwire generate --compile`` does, into a package inside another
+(``outer.codecs``), then change one definition and check that only its module is compiled
+again while the other's library is taken from the cache unchanged.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kwire.cli.main import main
+from kwire.generator.emit import render_all, write_package
+from kwire.generator.loader import load_definitions
+from kwire.generator.native_build import CompileUnavailable, check_toolchain, compile_package, extension_suffix
+from kwire.generator.native_compiler import ArtifactCache, CBuild, Toolchain, digest, local_headers
+
+
+# --- no compiler needed ------------------------------------------------------------------------
+
+def test_local_headers_are_followed_inside_the_build_only(tmp_path) -> None:
+    build, group, outside = tmp_path / "c", tmp_path / "c" / "pkg", tmp_path / "lib-rt"
+    for d in (build, group, outside):
+        d.mkdir(parents=True, exist_ok=True)
+    (build / "__native_pkg___m.c").write_text('#include "__native_m.h"\n#include <CPy.h>\n#include "missing.h"\n')
+    (group / "__native_m.h").write_text('#include "__native_internal_m.h"\n#include <other/__native__base.h>\n')
+    (group / "__native_internal_m.h").write_text("int x;\n")
+    (build / "other").mkdir()
+    (build / "other" / "__native__base.h").write_text('#include "CPy.h"\n')
+    (outside / "CPy.h").write_text("/* mypyc's runtime: outside the build, covered by the toolchain key */\n")
+    found = local_headers(build / "__native_pkg___m.c", [outside, build, group], build)
+    assert [p.relative_to(build).as_posix() for p in found] == [
+        "other/__native__base.h", "pkg/__native_internal_m.h", "pkg/__native_m.h"]
+
+
+def fake_build(tmp_path: Path) -> CBuild:
+    toolchain = Toolchain(compile=["cc", "-fPIC"], link=["cc", "-shared"], archive=["ar", "rc"], ranlib=[],
+                          includes=["/usr/include/python3"], identity="cc 1.0 / py 3.11 / mypyc x")
+    return CBuild(toolchain, ArtifactCache(tmp_path / "cache"), tmp_path / "c", jobs=1, log=print, progress=print)
+
+
+def test_an_object_key_changes_with_what_the_compiler_would_see(tmp_path) -> None:
+    c = tmp_path / "c"
+    (c / "pkg").mkdir(parents=True)
+    source, header = c / "__native_pkg___m.c", c / "pkg" / "__native_m.h"
+    source.write_text('#include "__native_m.h"\nint f(void) { return X; }\n')
+    header.write_text("#define X 1\n")
+    build = fake_build(tmp_path)
+
+    def key(flags=("-O3",), include=(c / "pkg",)) -> str:
+        return build.object_for(source, list(include), list(flags)).key
+
+    first = key()
+    assert key() == first
+    assert key(flags=("-O1",)) != first
+    header.write_text("#define X 2\n")  # the module's own header: its group's struct layout
+    assert key() != first
+    header.write_text("#define X 1\n")
+    assert key() == first
+    source.touch()  # time stamps do not matter, only bytes
+    assert key() == first
+    moved = tmp_path / "elsewhere"  # nor where the build directory is
+    (c.parent / "c").rename(moved)
+    build = CBuild(build.toolchain, build.cache, moved, jobs=1, log=print, progress=print)
+    assert build.object_for(moved / source.name, [moved / "pkg"], ["-O3"]).key == first
+
+
+def test_the_cache_drops_entries_unused_for_a_week(tmp_path) -> None:
+    import os
+    import time
+
+    cache = ArtifactCache(tmp_path)
+    old, _ = cache.make(digest("old"), ".o", lambda p: p.write_bytes(b"old"))
+    new, hit = cache.make(digest("new"), ".o", lambda p: p.write_bytes(b"new"))
+    assert not hit and cache.make(digest("new"), ".o", lambda p: p.write_bytes(b"other"))[1]
+    week_ago = time.time() - 8 * 86400
+    os.utime(old, (week_ago, week_ago))
+    assert cache.prune() == 1 and not old.exists() and new.read_bytes() == b"new"
+
+
+# --- real builds -------------------------------------------------------------------------------
+
+GREETING = {"type": "data", "name": "GreetingRecord", "validVersions": "0-1", "flexibleVersions": "1+",
+            "fields": [{"name": "Text", "type": "string", "versions": "0+"},
+                       {"name": "Count", "type": "int32", "versions": "1+", "default": "1"}]}
+FAREWELL = {"type": "data", "name": "FarewellRecord", "validVersions": "0", "flexibleVersions": "none",
+            "fields": [{"name": "Words", "type": "[]string", "versions": "0+"}]}
+
+
+@pytest.fixture(scope="module")
+def toolchain():
+    try:
+        return check_toolchain()
+    except CompileUnavailable as exc:
+        pytest.skip(f"no compiled build: {exc}")
+
+
+def write_defs(defs: Path, *definitions: dict) -> None:
+    defs.mkdir(exist_ok=True)
+    for definition in definitions:
+        (defs / f"{definition['name']}.json").write_text(json.dumps(definition))
+
+
+def test_a_rebuild_compiles_only_the_changed_module(toolchain, tmp_path, capsys) -> None:
+    defs, out, build_dir = tmp_path / "defs", tmp_path / "outer" / "codecs", tmp_path / "kwire-build"
+    write_defs(defs, GREETING, FAREWELL)
+    (tmp_path / "outer").mkdir()
+    (tmp_path / "outer" / "__init__.py").write_text("")
+    code = main(["generate", "--compile", "--defs", str(defs), "--out", str(out), "--package", "outer.codecs",
+                 "--build-dir", str(build_dir), "--jobs", "2"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    assert "compiled 2 modules in" in printed and "2 at a time" in printed
+
+    check = """
+import sys
+import outer.codecs.greeting_record as m
+assert m.__file__.endswith(sys.argv[1]), m.__file__
+g = m.GreetingRecord(text="hi", count=3)
+assert m.GreetingRecord.decode(g.encode(1), 1) == g
+print(g.encode(1).hex())
+"""
+    run = [sys.executable, "-c", check, extension_suffix()]
+
+    def encoded() -> bytes:
+        return bytes.fromhex(subprocess.run(run, cwd=tmp_path, check=True, capture_output=True, text=True).stdout)
+
+    assert encoded() == b"\x03hi" + b"\x00\x00\x00\x03" + b"\x00"  # compact string, int32, no tags
+    farewell_library = out / ("farewell_record__mypyc" + extension_suffix())
+    before = farewell_library.read_bytes()
+
+    changed = {**GREETING, "fields": [*GREETING["fields"], {"name": "Mood", "type": "string", "versions": "1+"}]}
+    write_defs(defs, changed)
+    messages = load_definitions([defs])
+    write_package(render_all(messages), out)
+    result = compile_package(messages, out, package="outer.codecs", build_dir=build_dir, jobs=2)
+    # the changed module's C (its functions, and its group's init file); the runtime, the base
+    # class and the other module come from the cache
+    assert result.c_compiled == 2 and result.c_files > 20, result
+    assert farewell_library.read_bytes() == before
+    # the new field (an empty compact string) is encoded; checked in a fresh process, since an
+    # extension module is loaded once per process
+    assert encoded() == b"\x03hi" + b"\x00\x00\x00\x03" + b"\x01" + b"\x00"
+
+
+def test_a_type_error_is_reported_with_mypy_s_words(toolchain, tmp_path) -> None:
+    from kwire.generator.native_build import CompileFailed, build_extensions
+
+    with pytest.raises(CompileFailed) as failed:
+        build_extensions("broken", {"m.py": "x: int = 'a'\n"}, tmp_path / "build")
+    assert "mypyc failed" in str(failed.value) and "Incompatible types in assignment" in failed.value.log
