@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -205,7 +205,7 @@ class AddPartitionsToTxnRequest(GeneratedStruct):
 # --- AddPartitionsToTxnTopic, versions 0-2 ---
 
 def _read_AddPartitionsToTxnTopic_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
-    topic = AddPartitionsToTxnTopic.__new__(AddPartitionsToTxnTopic)
+    topic = blank_instance(AddPartitionsToTxnTopic)
     field = ""
     index = 0
     try:
@@ -258,7 +258,7 @@ def _size_AddPartitionsToTxnTopic_v0_2(topic: AddPartitionsToTxnTopic) -> int:
 # --- AddPartitionsToTxnTopic, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopic, int]:
-    topic = AddPartitionsToTxnTopic.__new__(AddPartitionsToTxnTopic)
+    topic = blank_instance(AddPartitionsToTxnTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -343,7 +343,7 @@ def _size_AddPartitionsToTxnTopic_v3_5(topic: AddPartitionsToTxnTopic) -> int:
 # --- AddPartitionsToTxnTransaction, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTransaction, int]:
-    transaction = AddPartitionsToTxnTransaction.__new__(AddPartitionsToTxnTransaction)
+    transaction = blank_instance(AddPartitionsToTxnTransaction)
     field = ""
     index = 0
     size = len(buf)
@@ -367,6 +367,8 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            transaction.topics = KeyedList()
         else:
             topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for index in range(topics_n):
@@ -439,7 +441,7 @@ def _size_AddPartitionsToTxnTransaction_v4_5(transaction: AddPartitionsToTxnTran
 # --- AddPartitionsToTxnRequest, versions 0-2 ---
 
 def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     field = ""
     index = 0
     try:
@@ -453,6 +455,8 @@ def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddParti
         v3_and_below_topics_n, pos = _w.read_count(buf, pos, False)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+            request.v3_and_below_topics = KeyedList()
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for index in range(v3_and_below_topics_n):
@@ -506,7 +510,7 @@ def _size_AddPartitionsToTxnRequest_v0_2(request: AddPartitionsToTxnRequest) -> 
 # --- AddPartitionsToTxnRequest, version 3 (flexible) ---
 
 def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -530,6 +534,8 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
             v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
+        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
+            request.v3_and_below_topics = KeyedList()
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for index in range(v3_and_below_topics_n):
@@ -604,7 +610,7 @@ def _size_AddPartitionsToTxnRequest_v3(request: AddPartitionsToTxnRequest) -> in
 # --- AddPartitionsToTxnRequest, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnRequest, int]:
-    request = AddPartitionsToTxnRequest.__new__(AddPartitionsToTxnRequest)
+    request = blank_instance(AddPartitionsToTxnRequest)
     request.v3_and_below_transactional_id = ''
     request.v3_and_below_producer_id = 0
     request.v3_and_below_producer_epoch = 0
@@ -621,6 +627,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
             transactions_n, pos = _w.read_count(buf, pos, True)
         if transactions_n < 0:
             raise DecodeError("non-nullable field transactions was null", offset=pos)
+        elif transactions_n == 0:  # no element: no loop to set up
+            request.transactions = KeyedList()
         else:
             transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
             for index in range(transactions_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -229,7 +229,7 @@ class AddPartitionsToTxnResponse(GeneratedStruct):
 # --- AddPartitionsToTxnPartitionResult, versions 0-2 ---
 
 def _read_AddPartitionsToTxnPartitionResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
-    result = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+    result = blank_instance(AddPartitionsToTxnPartitionResult)
     field = ""
     index = 0
     try:
@@ -261,7 +261,7 @@ def _size_AddPartitionsToTxnPartitionResult_v0_2(result: AddPartitionsToTxnParti
 # --- AddPartitionsToTxnPartitionResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnPartitionResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnPartitionResult, int]:
-    result = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+    result = blank_instance(AddPartitionsToTxnPartitionResult)
     field = ""
     index = 0
     try:
@@ -305,7 +305,7 @@ def _size_AddPartitionsToTxnPartitionResult_v3_5(result: AddPartitionsToTxnParti
 # --- AddPartitionsToTxnTopicResult, versions 0-2 ---
 
 def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
-    result = AddPartitionsToTxnTopicResult.__new__(AddPartitionsToTxnTopicResult)
+    result = blank_instance(AddPartitionsToTxnTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -317,6 +317,8 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
         results_by_partition_n, pos = _w.read_count(buf, pos, False)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+        elif results_by_partition_n == 0:  # no element: no loop to set up
+            result.results_by_partition = KeyedList()
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -377,7 +379,7 @@ def _size_AddPartitionsToTxnTopicResult_v0_2(result: AddPartitionsToTxnTopicResu
 # --- AddPartitionsToTxnTopicResult, versions 3-5 (flexible) ---
 
 def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnTopicResult, int]:
-    result = AddPartitionsToTxnTopicResult.__new__(AddPartitionsToTxnTopicResult)
+    result = blank_instance(AddPartitionsToTxnTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -398,6 +400,8 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_n, pos = _w.read_count(buf, pos, True)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+        elif results_by_partition_n == 0:  # no element: no loop to set up
+            result.results_by_partition = KeyedList()
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -479,7 +483,7 @@ def _size_AddPartitionsToTxnTopicResult_v3_5(result: AddPartitionsToTxnTopicResu
 # --- AddPartitionsToTxnResult, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResult, int]:
-    result = AddPartitionsToTxnResult.__new__(AddPartitionsToTxnResult)
+    result = blank_instance(AddPartitionsToTxnResult)
     field = ""
     index = 0
     size = len(buf)
@@ -500,6 +504,8 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
             topic_results_n, pos = _w.read_count(buf, pos, True)
         if topic_results_n < 0:
             raise DecodeError("non-nullable field topic_results was null", offset=pos)
+        elif topic_results_n == 0:  # no element: no loop to set up
+            result.topic_results = KeyedList()
         else:
             topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for index in range(topic_results_n):
@@ -570,7 +576,7 @@ def _size_AddPartitionsToTxnResult_v4_5(result: AddPartitionsToTxnResult) -> int
 # --- AddPartitionsToTxnResponse, versions 0-2 ---
 
 def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -583,6 +589,8 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
         results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, False)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+            response.results_by_topic_v3_and_below = KeyedList()
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for index in range(results_by_topic_v3_and_below_n):
@@ -631,7 +639,7 @@ def _size_AddPartitionsToTxnResponse_v0_2(response: AddPartitionsToTxnResponse) 
 # --- AddPartitionsToTxnResponse, version 3 (flexible) ---
 
 def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -649,6 +657,8 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
             results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
+        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
+            response.results_by_topic_v3_and_below = KeyedList()
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for index in range(results_by_topic_v3_and_below_n):
@@ -713,7 +723,7 @@ def _size_AddPartitionsToTxnResponse_v3(response: AddPartitionsToTxnResponse) ->
 # --- AddPartitionsToTxnResponse, versions 4-5 (flexible) ---
 
 def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPartitionsToTxnResponse, int]:
-    response = AddPartitionsToTxnResponse.__new__(AddPartitionsToTxnResponse)
+    response = blank_instance(AddPartitionsToTxnResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -730,6 +740,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
             results_by_transaction_n, pos = _w.read_count(buf, pos, True)
         if results_by_transaction_n < 0:
             raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
+        elif results_by_transaction_n == 0:  # no element: no loop to set up
+            response.results_by_transaction = KeyedList()
         else:
             results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
             for index in range(results_by_transaction_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -158,7 +158,7 @@ class AddRaftVoterRequest(GeneratedStruct):
 # --- Listener, versions 0-1 (flexible) ---
 
 def _read_Listener_v0_1(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -237,7 +237,7 @@ def _size_Listener_v0_1(listener: Listener) -> int:
 # --- AddRaftVoterRequest, version 0 (flexible) ---
 
 def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    request = AddRaftVoterRequest.__new__(AddRaftVoterRequest)
+    request = blank_instance(AddRaftVoterRequest)
     request.ack_when_committed = True
     field = ""
     index = 0
@@ -264,6 +264,8 @@ def _read_AddRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -334,7 +336,7 @@ def _size_AddRaftVoterRequest_v0(request: AddRaftVoterRequest) -> int:
 # --- AddRaftVoterRequest, version 1 (flexible) ---
 
 def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequest, int]:
-    request = AddRaftVoterRequest.__new__(AddRaftVoterRequest)
+    request = blank_instance(AddRaftVoterRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -360,6 +362,8 @@ def _read_AddRaftVoterRequest_v1(buf: bytes, pos: int) -> tuple[AddRaftVoterRequ
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -218,7 +218,7 @@ class AlterClientQuotasRequest(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -257,7 +257,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -324,7 +324,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- OpData, version 0 ---
 
 def _read_OpData_v0(buf: bytes, pos: int) -> tuple[OpData, int]:
-    data = OpData.__new__(OpData)
+    data = blank_instance(OpData)
     field = ""
     index = 0
     try:
@@ -363,7 +363,7 @@ def _size_OpData_v0(data: OpData) -> int:
 # --- OpData, version 1 (flexible) ---
 
 def _read_OpData_v1(buf: bytes, pos: int) -> tuple[OpData, int]:
-    data = OpData.__new__(OpData)
+    data = blank_instance(OpData)
     field = ""
     index = 0
     size = len(buf)
@@ -425,7 +425,7 @@ def _size_OpData_v1(data: OpData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -434,6 +434,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -445,6 +447,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         ops_n, pos = _w.read_count(buf, pos, False)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
+        elif ops_n == 0:  # no element: no loop to set up
+            data.ops = []
         else:
             ops_items: list[OpData] = []
             for index in range(ops_n):
@@ -504,7 +508,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -518,6 +522,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -533,6 +539,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             ops_n, pos = _w.read_count(buf, pos, True)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
+        elif ops_n == 0:  # no element: no loop to set up
+            data.ops = []
         else:
             ops_items: list[OpData] = []
             for index in range(ops_n):
@@ -612,7 +620,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- AlterClientQuotasRequest, version 0 ---
 
 def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
-    request = AlterClientQuotasRequest.__new__(AlterClientQuotasRequest)
+    request = blank_instance(AlterClientQuotasRequest)
     field = ""
     index = 0
     try:
@@ -621,6 +629,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: no loop to set up
+            request.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):
@@ -670,7 +680,7 @@ def _size_AlterClientQuotasRequest_v0(request: AlterClientQuotasRequest) -> int:
 # --- AlterClientQuotasRequest, version 1 (flexible) ---
 
 def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClientQuotasRequest, int]:
-    request = AlterClientQuotasRequest.__new__(AlterClientQuotasRequest)
+    request = blank_instance(AlterClientQuotasRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -684,6 +694,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: no loop to set up
+            request.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -173,7 +173,7 @@ class AlterClientQuotasResponse(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -212,7 +212,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -279,7 +279,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -293,6 +293,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -342,7 +344,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -366,6 +368,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -431,7 +435,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- AlterClientQuotasResponse, version 0 ---
 
 def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClientQuotasResponse, int]:
-    response = AlterClientQuotasResponse.__new__(AlterClientQuotasResponse)
+    response = blank_instance(AlterClientQuotasResponse)
     field = ""
     index = 0
     try:
@@ -443,6 +447,8 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: no loop to set up
+            response.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):
@@ -489,7 +495,7 @@ def _size_AlterClientQuotasResponse_v0(response: AlterClientQuotasResponse) -> i
 # --- AlterClientQuotasResponse, version 1 (flexible) ---
 
 def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClientQuotasResponse, int]:
-    response = AlterClientQuotasResponse.__new__(AlterClientQuotasResponse)
+    response = blank_instance(AlterClientQuotasResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -506,6 +512,8 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
+        elif entries_n == 0:  # no element: no loop to set up
+            response.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):

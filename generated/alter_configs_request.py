@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -173,7 +173,7 @@ class AlterConfigsRequest(GeneratedStruct):
 # --- AlterableConfig, versions 0-1 ---
 
 def _read_AlterableConfig_v0_1(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     try:
@@ -212,7 +212,7 @@ def _size_AlterableConfig_v0_1(config: AlterableConfig) -> int:
 # --- AlterableConfig, version 2 (flexible) ---
 
 def _read_AlterableConfig_v2(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -279,7 +279,7 @@ def _size_AlterableConfig_v2(config: AlterableConfig) -> int:
 # --- AlterConfigsResource, versions 0-1 ---
 
 def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     try:
@@ -293,6 +293,8 @@ def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            resource.configs = KeyedList()
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for index in range(configs_n):
@@ -344,7 +346,7 @@ def _size_AlterConfigsResource_v0_1(resource: AlterConfigsResource) -> int:
 # --- AlterConfigsResource, version 2 (flexible) ---
 
 def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -368,6 +370,8 @@ def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            resource.configs = KeyedList()
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for index in range(configs_n):
@@ -440,7 +444,7 @@ def _size_AlterConfigsResource_v2(resource: AlterConfigsResource) -> int:
 # --- AlterConfigsRequest, versions 0-1 ---
 
 def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
-    request = AlterConfigsRequest.__new__(AlterConfigsRequest)
+    request = blank_instance(AlterConfigsRequest)
     field = ""
     index = 0
     try:
@@ -449,6 +453,8 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = KeyedList()
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for index in range(resources_n):
@@ -498,7 +504,7 @@ def _size_AlterConfigsRequest_v0_1(request: AlterConfigsRequest) -> int:
 # --- AlterConfigsRequest, version 2 (flexible) ---
 
 def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequest, int]:
-    request = AlterConfigsRequest.__new__(AlterConfigsRequest)
+    request = blank_instance(AlterConfigsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -512,6 +518,8 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = KeyedList()
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for index in range(resources_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -136,7 +136,7 @@ class AlterConfigsResponse(GeneratedStruct):
 # --- AlterConfigsResourceResponse, versions 0-1 ---
 
 def _read_AlterConfigsResourceResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     try:
@@ -185,7 +185,7 @@ def _size_AlterConfigsResourceResponse_v0_1(response: AlterConfigsResourceRespon
 # --- AlterConfigsResourceResponse, version 2 (flexible) ---
 
 def _read_AlterConfigsResourceResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -262,7 +262,7 @@ def _size_AlterConfigsResourceResponse_v2(response: AlterConfigsResourceResponse
 # --- AlterConfigsResponse, versions 0-1 ---
 
 def _read_AlterConfigsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsResponse, int]:
-    response = AlterConfigsResponse.__new__(AlterConfigsResponse)
+    response = blank_instance(AlterConfigsResponse)
     field = ""
     index = 0
     try:
@@ -274,6 +274,8 @@ def _read_AlterConfigsResponse_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
             for index in range(responses_n):
@@ -320,7 +322,7 @@ def _size_AlterConfigsResponse_v0_1(response: AlterConfigsResponse) -> int:
 # --- AlterConfigsResponse, version 2 (flexible) ---
 
 def _read_AlterConfigsResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsResponse, int]:
-    response = AlterConfigsResponse.__new__(AlterConfigsResponse)
+    response = blank_instance(AlterConfigsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -337,6 +339,8 @@ def _read_AlterConfigsResponse_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
             for index in range(responses_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -178,7 +178,7 @@ class AlterPartitionReassignmentsRequest(GeneratedStruct):
 # --- ReassignablePartition, versions 0-1 (flexible) ---
 
 def _read_ReassignablePartition_v0_1(buf: bytes, pos: int) -> tuple[ReassignablePartition, int]:
-    partition = ReassignablePartition.__new__(ReassignablePartition)
+    partition = blank_instance(ReassignablePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -251,7 +251,7 @@ def _size_ReassignablePartition_v0_1(partition: ReassignablePartition) -> int:
 # --- ReassignableTopic, versions 0-1 (flexible) ---
 
 def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopic, int]:
-    topic = ReassignableTopic.__new__(ReassignableTopic)
+    topic = blank_instance(ReassignableTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -272,6 +272,8 @@ def _read_ReassignableTopic_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[ReassignablePartition] = []
             for index in range(partitions_n):
@@ -342,7 +344,7 @@ def _size_ReassignableTopic_v0_1(topic: ReassignableTopic) -> int:
 # --- AlterPartitionReassignmentsRequest, version 0 (flexible) ---
 
 def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
-    request = AlterPartitionReassignmentsRequest.__new__(AlterPartitionReassignmentsRequest)
+    request = blank_instance(AlterPartitionReassignmentsRequest)
     request.allow_replication_factor_change = True
     field = ""
     index = 0
@@ -360,6 +362,8 @@ def _read_AlterPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[A
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ReassignableTopic] = []
             for index in range(topics_n):
@@ -424,7 +428,7 @@ def _size_AlterPartitionReassignmentsRequest_v0(request: AlterPartitionReassignm
 # --- AlterPartitionReassignmentsRequest, version 1 (flexible) ---
 
 def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsRequest, int]:
-    request = AlterPartitionReassignmentsRequest.__new__(AlterPartitionReassignmentsRequest)
+    request = blank_instance(AlterPartitionReassignmentsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -441,6 +445,8 @@ def _read_AlterPartitionReassignmentsRequest_v1(buf: bytes, pos: int) -> tuple[A
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ReassignableTopic] = []
             for index in range(topics_n):

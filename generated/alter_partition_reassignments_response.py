@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -194,7 +194,7 @@ class AlterPartitionReassignmentsResponse(GeneratedStruct):
 # --- ReassignablePartitionResponse, versions 0-1 (flexible) ---
 
 def _read_ReassignablePartitionResponse_v0_1(buf: bytes, pos: int) -> tuple[ReassignablePartitionResponse, int]:
-    response = ReassignablePartitionResponse.__new__(ReassignablePartitionResponse)
+    response = blank_instance(ReassignablePartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -249,7 +249,7 @@ def _size_ReassignablePartitionResponse_v0_1(response: ReassignablePartitionResp
 # --- ReassignableTopicResponse, versions 0-1 (flexible) ---
 
 def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[ReassignableTopicResponse, int]:
-    response = ReassignableTopicResponse.__new__(ReassignableTopicResponse)
+    response = blank_instance(ReassignableTopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -270,6 +270,8 @@ def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[Reassign
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[ReassignablePartitionResponse] = []
             for index in range(partitions_n):
@@ -340,7 +342,7 @@ def _size_ReassignableTopicResponse_v0_1(response: ReassignableTopicResponse) ->
 # --- AlterPartitionReassignmentsResponse, version 0 (flexible) ---
 
 def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsResponse, int]:
-    response = AlterPartitionReassignmentsResponse.__new__(AlterPartitionReassignmentsResponse)
+    response = blank_instance(AlterPartitionReassignmentsResponse)
     response.allow_replication_factor_change = True
     field = ""
     index = 0
@@ -365,6 +367,8 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[ReassignableTopicResponse] = []
             for index in range(responses_n):
@@ -430,7 +434,7 @@ def _size_AlterPartitionReassignmentsResponse_v0(response: AlterPartitionReassig
 # --- AlterPartitionReassignmentsResponse, version 1 (flexible) ---
 
 def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitionReassignmentsResponse, int]:
-    response = AlterPartitionReassignmentsResponse.__new__(AlterPartitionReassignmentsResponse)
+    response = blank_instance(AlterPartitionReassignmentsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -454,6 +458,8 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[ReassignableTopicResponse] = []
             for index in range(responses_n):

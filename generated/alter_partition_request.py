@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -260,7 +260,7 @@ class AlterPartitionRequest(GeneratedStruct):
 # --- BrokerState, version 3 (flexible) ---
 
 def _read_BrokerState_v3(buf: bytes, pos: int) -> tuple[BrokerState, int]:
-    state = BrokerState.__new__(BrokerState)
+    state = blank_instance(BrokerState)
     field = ""
     index = 0
     try:
@@ -304,7 +304,7 @@ def _size_BrokerState_v3(state: BrokerState) -> int:
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.leader_recovery_state = 0
     field = ""
     index = 0
@@ -387,7 +387,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, versions 1-2 (flexible) ---
 
 def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -467,7 +467,7 @@ def _size_PartitionData_v1_2(data: PartitionData) -> int:
 # --- PartitionData, version 3 (flexible) ---
 
 def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -484,6 +484,8 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
         if new_isr_with_epochs_n < 0:
             raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
+        elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
+            data.new_isr_with_epochs = []
         else:
             new_isr_with_epochs_items: list[BrokerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -564,7 +566,7 @@ def _size_PartitionData_v3(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -586,6 +588,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -656,7 +660,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -678,6 +682,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -748,7 +754,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, version 2 (flexible) ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_name = ''
     field = ""
     index = 0
@@ -765,6 +771,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -828,7 +836,7 @@ def _size_TopicData_v2(data: TopicData) -> int:
 # --- TopicData, version 3 (flexible) ---
 
 def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_name = ''
     field = ""
     index = 0
@@ -845,6 +853,8 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -908,7 +918,7 @@ def _size_TopicData_v3(data: TopicData) -> int:
 # --- AlterPartitionRequest, version 0 (flexible) ---
 
 def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -925,6 +935,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -987,7 +999,7 @@ def _size_AlterPartitionRequest_v0(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 1 (flexible) ---
 
 def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1004,6 +1016,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -1066,7 +1080,7 @@ def _size_AlterPartitionRequest_v1(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 2 (flexible) ---
 
 def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1083,6 +1097,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -1145,7 +1161,7 @@ def _size_AlterPartitionRequest_v2(request: AlterPartitionRequest) -> int:
 # --- AlterPartitionRequest, version 3 (flexible) ---
 
 def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartitionRequest, int]:
-    request = AlterPartitionRequest.__new__(AlterPartitionRequest)
+    request = blank_instance(AlterPartitionRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1162,6 +1178,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):

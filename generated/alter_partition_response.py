@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -218,7 +218,7 @@ class AlterPartitionResponse(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.leader_recovery_state = 0
     field = ""
     index = 0
@@ -297,7 +297,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, versions 1-3 (flexible) ---
 
 def _read_PartitionData_v1_3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -375,7 +375,7 @@ def _size_PartitionData_v1_3(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -397,6 +397,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -467,7 +469,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -489,6 +491,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -559,7 +563,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, versions 2-3 (flexible) ---
 
 def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     data.topic_name = ''
     field = ""
     index = 0
@@ -576,6 +580,8 @@ def _read_TopicData_v2_3(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -639,7 +645,7 @@ def _size_TopicData_v2_3(data: TopicData) -> int:
 # --- AlterPartitionResponse, version 0 (flexible) ---
 
 def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
-    response = AlterPartitionResponse.__new__(AlterPartitionResponse)
+    response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -656,6 +662,8 @@ def _read_AlterPartitionResponse_v0(buf: bytes, pos: int) -> tuple[AlterPartitio
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -718,7 +726,7 @@ def _size_AlterPartitionResponse_v0(response: AlterPartitionResponse) -> int:
 # --- AlterPartitionResponse, version 1 (flexible) ---
 
 def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
-    response = AlterPartitionResponse.__new__(AlterPartitionResponse)
+    response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -735,6 +743,8 @@ def _read_AlterPartitionResponse_v1(buf: bytes, pos: int) -> tuple[AlterPartitio
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -797,7 +807,7 @@ def _size_AlterPartitionResponse_v1(response: AlterPartitionResponse) -> int:
 # --- AlterPartitionResponse, versions 2-3 (flexible) ---
 
 def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartitionResponse, int]:
-    response = AlterPartitionResponse.__new__(AlterPartitionResponse)
+    response = blank_instance(AlterPartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -814,6 +824,8 @@ def _read_AlterPartitionResponse_v2_3(buf: bytes, pos: int) -> tuple[AlterPartit
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class AlterReplicaLogDirsRequest(GeneratedStruct):
 # --- AlterReplicaLogDirTopic, version 1 ---
 
 def _read_AlterReplicaLogDirTopic_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
-    topic = AlterReplicaLogDirTopic.__new__(AlterReplicaLogDirTopic)
+    topic = blank_instance(AlterReplicaLogDirTopic)
     field = ""
     index = 0
     try:
@@ -212,7 +212,7 @@ def _size_AlterReplicaLogDirTopic_v1(topic: AlterReplicaLogDirTopic) -> int:
 # --- AlterReplicaLogDirTopic, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopic, int]:
-    topic = AlterReplicaLogDirTopic.__new__(AlterReplicaLogDirTopic)
+    topic = blank_instance(AlterReplicaLogDirTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -297,7 +297,7 @@ def _size_AlterReplicaLogDirTopic_v2(topic: AlterReplicaLogDirTopic) -> int:
 # --- AlterReplicaLogDir, version 1 ---
 
 def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
-    alter_replica_log_dir = AlterReplicaLogDir.__new__(AlterReplicaLogDir)
+    alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
     field = ""
     index = 0
     try:
@@ -308,6 +308,8 @@ def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            alter_replica_log_dir.topics = KeyedList()
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
             for index in range(topics_n):
@@ -357,7 +359,7 @@ def _size_AlterReplicaLogDir_v1(alter_replica_log_dir: AlterReplicaLogDir) -> in
 # --- AlterReplicaLogDir, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDir, int]:
-    alter_replica_log_dir = AlterReplicaLogDir.__new__(AlterReplicaLogDir)
+    alter_replica_log_dir = blank_instance(AlterReplicaLogDir)
     field = ""
     index = 0
     size = len(buf)
@@ -378,6 +380,8 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            alter_replica_log_dir.topics = KeyedList()
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
             for index in range(topics_n):
@@ -448,7 +452,7 @@ def _size_AlterReplicaLogDir_v2(alter_replica_log_dir: AlterReplicaLogDir) -> in
 # --- AlterReplicaLogDirsRequest, version 1 ---
 
 def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
-    request = AlterReplicaLogDirsRequest.__new__(AlterReplicaLogDirsRequest)
+    request = blank_instance(AlterReplicaLogDirsRequest)
     field = ""
     index = 0
     try:
@@ -457,6 +461,8 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
         dirs_n, pos = _w.read_count(buf, pos, False)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
+        elif dirs_n == 0:  # no element: no loop to set up
+            request.dirs = KeyedList()
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
             for index in range(dirs_n):
@@ -501,7 +507,7 @@ def _size_AlterReplicaLogDirsRequest_v1(request: AlterReplicaLogDirsRequest) -> 
 # --- AlterReplicaLogDirsRequest, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsRequest, int]:
-    request = AlterReplicaLogDirsRequest.__new__(AlterReplicaLogDirsRequest)
+    request = blank_instance(AlterReplicaLogDirsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -515,6 +521,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
             dirs_n, pos = _w.read_count(buf, pos, True)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
+        elif dirs_n == 0:  # no element: no loop to set up
+            request.dirs = KeyedList()
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
             for index in range(dirs_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -170,7 +170,7 @@ class AlterReplicaLogDirsResponse(GeneratedStruct):
 # --- AlterReplicaLogDirPartitionResult, version 1 ---
 
 def _read_AlterReplicaLogDirPartitionResult_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
-    result = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+    result = blank_instance(AlterReplicaLogDirPartitionResult)
     field = ""
     index = 0
     try:
@@ -202,7 +202,7 @@ def _size_AlterReplicaLogDirPartitionResult_v1(result: AlterReplicaLogDirPartiti
 # --- AlterReplicaLogDirPartitionResult, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirPartitionResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirPartitionResult, int]:
-    result = AlterReplicaLogDirPartitionResult.__new__(AlterReplicaLogDirPartitionResult)
+    result = blank_instance(AlterReplicaLogDirPartitionResult)
     field = ""
     index = 0
     try:
@@ -246,7 +246,7 @@ def _size_AlterReplicaLogDirPartitionResult_v2(result: AlterReplicaLogDirPartiti
 # --- AlterReplicaLogDirTopicResult, version 1 ---
 
 def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
-    result = AlterReplicaLogDirTopicResult.__new__(AlterReplicaLogDirTopicResult)
+    result = blank_instance(AlterReplicaLogDirTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -258,6 +258,8 @@ def _read_AlterReplicaLogDirTopicResult_v1(buf: bytes, pos: int) -> tuple[AlterR
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[AlterReplicaLogDirPartitionResult] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -318,7 +320,7 @@ def _size_AlterReplicaLogDirTopicResult_v1(result: AlterReplicaLogDirTopicResult
 # --- AlterReplicaLogDirTopicResult, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirTopicResult, int]:
-    result = AlterReplicaLogDirTopicResult.__new__(AlterReplicaLogDirTopicResult)
+    result = blank_instance(AlterReplicaLogDirTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -339,6 +341,8 @@ def _read_AlterReplicaLogDirTopicResult_v2(buf: bytes, pos: int) -> tuple[AlterR
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[AlterReplicaLogDirPartitionResult] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -420,7 +424,7 @@ def _size_AlterReplicaLogDirTopicResult_v2(result: AlterReplicaLogDirTopicResult
 # --- AlterReplicaLogDirsResponse, version 1 ---
 
 def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
-    response = AlterReplicaLogDirsResponse.__new__(AlterReplicaLogDirsResponse)
+    response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
     try:
@@ -432,6 +436,8 @@ def _read_AlterReplicaLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[AlterRep
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
             for index in range(results_n):
@@ -478,7 +484,7 @@ def _size_AlterReplicaLogDirsResponse_v1(response: AlterReplicaLogDirsResponse) 
 # --- AlterReplicaLogDirsResponse, version 2 (flexible) ---
 
 def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDirsResponse, int]:
-    response = AlterReplicaLogDirsResponse.__new__(AlterReplicaLogDirsResponse)
+    response = blank_instance(AlterReplicaLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -495,6 +501,8 @@ def _read_AlterReplicaLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[AlterRep
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[AlterReplicaLogDirTopicResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -167,7 +167,7 @@ class AlterShareGroupOffsetsRequest(GeneratedStruct):
 # --- AlterShareGroupOffsetsRequestPartition, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequestPartition_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestPartition, int]:
-    partition = AlterShareGroupOffsetsRequestPartition.__new__(AlterShareGroupOffsetsRequestPartition)
+    partition = blank_instance(AlterShareGroupOffsetsRequestPartition)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_AlterShareGroupOffsetsRequestPartition_v0(partition: AlterShareGroupOf
 # --- AlterShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequestTopic, int]:
-    topic = AlterShareGroupOffsetsRequestTopic.__new__(AlterShareGroupOffsetsRequestTopic)
+    topic = blank_instance(AlterShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -232,6 +232,8 @@ def _read_AlterShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[A
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[AlterShareGroupOffsetsRequestPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -313,7 +315,7 @@ def _size_AlterShareGroupOffsetsRequestTopic_v0(topic: AlterShareGroupOffsetsReq
 # --- AlterShareGroupOffsetsRequest, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsRequest, int]:
-    request = AlterShareGroupOffsetsRequest.__new__(AlterShareGroupOffsetsRequest)
+    request = blank_instance(AlterShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -334,6 +336,8 @@ def _read_AlterShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[AlterS
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[AlterShareGroupOffsetsRequestTopic] = KeyedList()
             for index in range(topics_n):

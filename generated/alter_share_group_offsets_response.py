@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -195,7 +195,7 @@ class AlterShareGroupOffsetsResponse(GeneratedStruct):
 # --- AlterShareGroupOffsetsResponsePartition, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponsePartition, int]:
-    partition = AlterShareGroupOffsetsResponsePartition.__new__(AlterShareGroupOffsetsResponsePartition)
+    partition = blank_instance(AlterShareGroupOffsetsResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -250,7 +250,7 @@ def _size_AlterShareGroupOffsetsResponsePartition_v0(partition: AlterShareGroupO
 # --- AlterShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponseTopic, int]:
-    topic = AlterShareGroupOffsetsResponseTopic.__new__(AlterShareGroupOffsetsResponseTopic)
+    topic = blank_instance(AlterShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -273,6 +273,8 @@ def _read_AlterShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[AlterShareGroupOffsetsResponsePartition] = []
             for index in range(partitions_n):
@@ -346,7 +348,7 @@ def _size_AlterShareGroupOffsetsResponseTopic_v0(topic: AlterShareGroupOffsetsRe
 # --- AlterShareGroupOffsetsResponse, version 0 (flexible) ---
 
 def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[AlterShareGroupOffsetsResponse, int]:
-    response = AlterShareGroupOffsetsResponse.__new__(AlterShareGroupOffsetsResponse)
+    response = blank_instance(AlterShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -370,6 +372,8 @@ def _read_AlterShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Alter
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[AlterShareGroupOffsetsResponseTopic] = KeyedList()
             for index in range(responses_n):

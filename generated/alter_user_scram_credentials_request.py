@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -186,7 +186,7 @@ class AlterUserScramCredentialsRequest(GeneratedStruct):
 # --- ScramCredentialDeletion, version 0 (flexible) ---
 
 def _read_ScramCredentialDeletion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialDeletion, int]:
-    deletion = ScramCredentialDeletion.__new__(ScramCredentialDeletion)
+    deletion = blank_instance(ScramCredentialDeletion)
     field = ""
     index = 0
     size = len(buf)
@@ -248,7 +248,7 @@ def _size_ScramCredentialDeletion_v0(deletion: ScramCredentialDeletion) -> int:
 # --- ScramCredentialUpsertion, version 0 (flexible) ---
 
 def _read_ScramCredentialUpsertion_v0(buf: bytes, pos: int) -> tuple[ScramCredentialUpsertion, int]:
-    upsertion = ScramCredentialUpsertion.__new__(ScramCredentialUpsertion)
+    upsertion = blank_instance(ScramCredentialUpsertion)
     field = ""
     index = 0
     size = len(buf)
@@ -324,7 +324,7 @@ def _size_ScramCredentialUpsertion_v0(upsertion: ScramCredentialUpsertion) -> in
 # --- AlterUserScramCredentialsRequest, version 0 (flexible) ---
 
 def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsRequest, int]:
-    request = AlterUserScramCredentialsRequest.__new__(AlterUserScramCredentialsRequest)
+    request = blank_instance(AlterUserScramCredentialsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -338,6 +338,8 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
             deletions_n, pos = _w.read_count(buf, pos, True)
         if deletions_n < 0:
             raise DecodeError("non-nullable field deletions was null", offset=pos)
+        elif deletions_n == 0:  # no element: no loop to set up
+            request.deletions = []
         else:
             deletions_items: list[ScramCredentialDeletion] = []
             for index in range(deletions_n):
@@ -353,6 +355,8 @@ def _read_AlterUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[Alt
             upsertions_n, pos = _w.read_count(buf, pos, True)
         if upsertions_n < 0:
             raise DecodeError("non-nullable field upsertions was null", offset=pos)
+        elif upsertions_n == 0:  # no element: no loop to set up
+            request.upsertions = []
         else:
             upsertions_items: list[ScramCredentialUpsertion] = []
             for index in range(upsertions_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class AlterUserScramCredentialsResponse(GeneratedStruct):
 # --- AlterUserScramCredentialsResult, version 0 (flexible) ---
 
 def _read_AlterUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsResult, int]:
-    result = AlterUserScramCredentialsResult.__new__(AlterUserScramCredentialsResult)
+    result = blank_instance(AlterUserScramCredentialsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -201,7 +201,7 @@ def _size_AlterUserScramCredentialsResult_v0(result: AlterUserScramCredentialsRe
 # --- AlterUserScramCredentialsResponse, version 0 (flexible) ---
 
 def _read_AlterUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[AlterUserScramCredentialsResponse, int]:
-    response = AlterUserScramCredentialsResponse.__new__(AlterUserScramCredentialsResponse)
+    response = blank_instance(AlterUserScramCredentialsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -218,6 +218,8 @@ def _read_AlterUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[Al
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[AlterUserScramCredentialsResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -272,7 +272,7 @@ class ApiVersionsResponse(GeneratedStruct):
 # --- ApiVersion, versions 0-2 ---
 
 def _read_ApiVersion_v0_2(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    api_version = ApiVersion.__new__(ApiVersion)
+    api_version = blank_instance(ApiVersion)
     field = ""
     index = 0
     try:
@@ -304,7 +304,7 @@ def _size_ApiVersion_v0_2(api_version: ApiVersion) -> int:
 # --- ApiVersion, versions 3-4 (flexible) ---
 
 def _read_ApiVersion_v3_4(buf: bytes, pos: int) -> tuple[ApiVersion, int]:
-    api_version = ApiVersion.__new__(ApiVersion)
+    api_version = blank_instance(ApiVersion)
     field = ""
     index = 0
     try:
@@ -348,7 +348,7 @@ def _size_ApiVersion_v3_4(api_version: ApiVersion) -> int:
 # --- SupportedFeatureKey, versions 3-4 (flexible) ---
 
 def _read_SupportedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[SupportedFeatureKey, int]:
-    key = SupportedFeatureKey.__new__(SupportedFeatureKey)
+    key = blank_instance(SupportedFeatureKey)
     field = ""
     index = 0
     size = len(buf)
@@ -410,7 +410,7 @@ def _size_SupportedFeatureKey_v3_4(key: SupportedFeatureKey) -> int:
 # --- FinalizedFeatureKey, versions 3-4 (flexible) ---
 
 def _read_FinalizedFeatureKey_v3_4(buf: bytes, pos: int) -> tuple[FinalizedFeatureKey, int]:
-    key = FinalizedFeatureKey.__new__(FinalizedFeatureKey)
+    key = blank_instance(FinalizedFeatureKey)
     field = ""
     index = 0
     size = len(buf)
@@ -472,7 +472,7 @@ def _size_FinalizedFeatureKey_v3_4(key: FinalizedFeatureKey) -> int:
 # --- ApiVersionsResponse, version 0 ---
 
 def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.throttle_time_ms = 0
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
@@ -488,6 +488,8 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: no loop to set up
+            response.api_keys = KeyedList()
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -545,7 +547,7 @@ def _size_ApiVersionsResponse_v0(response: ApiVersionsResponse) -> int:
 # --- ApiVersionsResponse, versions 1-2 ---
 
 def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
     field = ""
@@ -560,6 +562,8 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: no loop to set up
+            response.api_keys = KeyedList()
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -622,7 +626,7 @@ def _size_ApiVersionsResponse_v1_2(response: ApiVersionsResponse) -> int:
 # --- ApiVersionsResponse, versions 3-4 (flexible) ---
 
 def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsResponse, int]:
-    response = ApiVersionsResponse.__new__(ApiVersionsResponse)
+    response = blank_instance(ApiVersionsResponse)
     response.finalized_features_epoch = -1
     response.zk_migration_ready = False
     field = ""
@@ -641,6 +645,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_n, pos = _w.read_count(buf, pos, True)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
+        elif api_keys_n == 0:  # no element: no loop to set up
+            response.api_keys = KeyedList()
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -690,6 +696,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         supported_features_n, pos = _w.read_count(buf, pos, True)
                     if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
+                    elif supported_features_n == 0:  # no element: no loop to set up
+                        response.supported_features = KeyedList()
                     else:
                         supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
                         for index in range(supported_features_n):
@@ -714,6 +722,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         finalized_features_n, pos = _w.read_count(buf, pos, True)
                     if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
+                    elif finalized_features_n == 0:  # no element: no loop to set up
+                        response.finalized_features = KeyedList()
                     else:
                         finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
                         for index in range(finalized_features_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -216,7 +216,7 @@ class AssignReplicasToDirsRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -260,7 +260,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -276,6 +276,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -350,7 +352,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- DirectoryData, version 0 (flexible) ---
 
 def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
-    data = DirectoryData.__new__(DirectoryData)
+    data = blank_instance(DirectoryData)
     field = ""
     index = 0
     size = len(buf)
@@ -366,6 +368,8 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            data.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -429,7 +433,7 @@ def _size_DirectoryData_v0(data: DirectoryData) -> int:
 # --- AssignReplicasToDirsRequest, version 0 (flexible) ---
 
 def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignReplicasToDirsRequest, int]:
-    request = AssignReplicasToDirsRequest.__new__(AssignReplicasToDirsRequest)
+    request = blank_instance(AssignReplicasToDirsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -446,6 +450,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: no loop to set up
+            request.directories = []
         else:
             directories_items: list[DirectoryData] = []
             for index in range(directories_n):

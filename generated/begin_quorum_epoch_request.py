@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -251,7 +251,7 @@ class BeginQuorumEpochRequest(GeneratedStruct):
 # --- PartitionData, version 0 ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.voter_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -284,7 +284,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -338,7 +338,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     try:
@@ -349,6 +349,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -398,7 +400,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -419,6 +421,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -489,7 +493,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- LeaderEndpoint, version 1 (flexible) ---
 
 def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
-    endpoint = LeaderEndpoint.__new__(LeaderEndpoint)
+    endpoint = blank_instance(LeaderEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -568,7 +572,7 @@ def _size_LeaderEndpoint_v1(endpoint: LeaderEndpoint) -> int:
 # --- BeginQuorumEpochRequest, version 0 ---
 
 def _read_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
-    request = BeginQuorumEpochRequest.__new__(BeginQuorumEpochRequest)
+    request = blank_instance(BeginQuorumEpochRequest)
     request.voter_id = -1
     field = ""
     index = 0
@@ -580,6 +584,8 @@ def _read_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumE
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -627,7 +633,7 @@ def _size_BeginQuorumEpochRequest_v0(request: BeginQuorumEpochRequest) -> int:
 # --- BeginQuorumEpochRequest, version 1 (flexible) ---
 
 def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumEpochRequest, int]:
-    request = BeginQuorumEpochRequest.__new__(BeginQuorumEpochRequest)
+    request = blank_instance(BeginQuorumEpochRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -651,6 +657,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -666,6 +674,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
             leader_endpoints_n, pos = _w.read_count(buf, pos, True)
         if leader_endpoints_n < 0:
             raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+        elif leader_endpoints_n == 0:  # no element: no loop to set up
+            request.leader_endpoints = KeyedList()
         else:
             leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
             for index in range(leader_endpoints_n):

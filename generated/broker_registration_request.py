@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -242,7 +242,7 @@ class BrokerRegistrationRequest(GeneratedStruct):
 # --- Listener, versions 0-5 (flexible) ---
 
 def _read_Listener_v0_5(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -321,7 +321,7 @@ def _size_Listener_v0_5(listener: Listener) -> int:
 # --- Feature, versions 0-5 (flexible) ---
 
 def _read_Feature_v0_5(buf: bytes, pos: int) -> tuple[Feature, int]:
-    feature = Feature.__new__(Feature)
+    feature = blank_instance(Feature)
     field = ""
     index = 0
     size = len(buf)
@@ -383,7 +383,7 @@ def _size_Feature_v0_5(feature: Feature) -> int:
 # --- BrokerRegistrationRequest, version 0 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    request = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    request = blank_instance(BrokerRegistrationRequest)
     request.is_migrating_zk_broker = False
     request.previous_broker_epoch = -1
     field = ""
@@ -411,6 +411,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -426,6 +428,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):
@@ -534,7 +538,7 @@ def _size_BrokerRegistrationRequest_v0(request: BrokerRegistrationRequest) -> in
 # --- BrokerRegistrationRequest, version 1 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    request = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    request = blank_instance(BrokerRegistrationRequest)
     request.previous_broker_epoch = -1
     field = ""
     index = 0
@@ -561,6 +565,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -576,6 +582,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):
@@ -687,7 +695,7 @@ def _size_BrokerRegistrationRequest_v1(request: BrokerRegistrationRequest) -> in
 # --- BrokerRegistrationRequest, version 2 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    request = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    request = blank_instance(BrokerRegistrationRequest)
     request.previous_broker_epoch = -1
     field = ""
     index = 0
@@ -714,6 +722,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -729,6 +739,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):
@@ -754,6 +766,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            request.log_dirs = []
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -873,7 +887,7 @@ def _size_BrokerRegistrationRequest_v2(request: BrokerRegistrationRequest) -> in
 # --- BrokerRegistrationRequest, versions 3-4 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    request = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    request = blank_instance(BrokerRegistrationRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -899,6 +913,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -914,6 +930,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):
@@ -939,6 +957,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            request.log_dirs = []
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -1063,7 +1083,7 @@ def _size_BrokerRegistrationRequest_v3_4(request: BrokerRegistrationRequest) -> 
 # --- BrokerRegistrationRequest, version 5 (flexible) ---
 
 def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegistrationRequest, int]:
-    request = BrokerRegistrationRequest.__new__(BrokerRegistrationRequest)
+    request = blank_instance(BrokerRegistrationRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1089,6 +1109,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -1104,6 +1126,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):
@@ -1129,6 +1153,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+        elif log_dirs_n == 0:  # no element: no loop to set up
+            request.log_dirs = []
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -1167,6 +1193,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                         cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if cordoned_log_dirs_n < 0:
                         raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
+                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
+                        request.cordoned_log_dirs = []
                     else:
                         cordoned_log_dirs_items: list[UUID] = []
                         for index in range(cordoned_log_dirs_n):

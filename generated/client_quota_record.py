@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -132,7 +132,7 @@ class ClientQuotaRecord(GeneratedStruct):
 # --- EntityData, version 0 (flexible) ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -199,7 +199,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- ClientQuotaRecord, version 0 (flexible) ---
 
 def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord, int]:
-    record = ClientQuotaRecord.__new__(ClientQuotaRecord)
+    record = blank_instance(ClientQuotaRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -213,6 +213,8 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            record.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):

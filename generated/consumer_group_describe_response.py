@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -367,7 +367,7 @@ class ConsumerGroupDescribeResponse(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -457,7 +457,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- Assignment, versions 0-1 (flexible) ---
 
 def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -471,6 +471,8 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            assignment.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for index in range(topic_partitions_n):
@@ -531,7 +533,7 @@ def _size_Assignment_v0_1(assignment: Assignment) -> int:
 # --- Member, version 0 (flexible) ---
 
 def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
-    member = Member.__new__(Member)
+    member = blank_instance(Member)
     member.member_type = -1
     field = ""
     index = 0
@@ -584,6 +586,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            member.subscribed_topic_names = []
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):
@@ -710,7 +714,7 @@ def _size_Member_v0(member: Member) -> int:
 # --- Member, version 1 (flexible) ---
 
 def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
-    member = Member.__new__(Member)
+    member = blank_instance(Member)
     field = ""
     index = 0
     size = len(buf)
@@ -762,6 +766,8 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            member.subscribed_topic_names = []
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):
@@ -893,7 +899,7 @@ def _size_Member_v1(member: Member) -> int:
 # --- DescribedGroup, version 0 (flexible) ---
 
 def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -941,6 +947,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[Member] = []
             for index in range(members_n):
@@ -1043,7 +1051,7 @@ def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 1 (flexible) ---
 
 def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1091,6 +1099,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[Member] = []
             for index in range(members_n):
@@ -1193,7 +1203,7 @@ def _size_DescribedGroup_v1(group: DescribedGroup) -> int:
 # --- ConsumerGroupDescribeResponse, version 0 (flexible) ---
 
 def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeResponse, int]:
-    response = ConsumerGroupDescribeResponse.__new__(ConsumerGroupDescribeResponse)
+    response = blank_instance(ConsumerGroupDescribeResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1210,6 +1220,8 @@ def _read_ConsumerGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Consum
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1272,7 +1284,7 @@ def _size_ConsumerGroupDescribeResponse_v0(response: ConsumerGroupDescribeRespon
 # --- ConsumerGroupDescribeResponse, version 1 (flexible) ---
 
 def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ConsumerGroupDescribeResponse, int]:
-    response = ConsumerGroupDescribeResponse.__new__(ConsumerGroupDescribeResponse)
+    response = blank_instance(ConsumerGroupDescribeResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1289,6 +1301,8 @@ def _read_ConsumerGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[Consum
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):

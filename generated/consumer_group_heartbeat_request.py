@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -176,7 +176,7 @@ class ConsumerGroupHeartbeatRequest(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -249,7 +249,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- ConsumerGroupHeartbeatRequest, version 0 (flexible) ---
 
 def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatRequest, int]:
-    request = ConsumerGroupHeartbeatRequest.__new__(ConsumerGroupHeartbeatRequest)
+    request = blank_instance(ConsumerGroupHeartbeatRequest)
     request.subscribed_topic_regex = None
     field = ""
     index = 0
@@ -298,6 +298,8 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            request.subscribed_topic_names = []
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):
@@ -320,6 +322,8 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            request.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for index in range(topic_partitions_n):
@@ -438,7 +442,7 @@ def _size_ConsumerGroupHeartbeatRequest_v0(request: ConsumerGroupHeartbeatReques
 # --- ConsumerGroupHeartbeatRequest, version 1 (flexible) ---
 
 def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatRequest, int]:
-    request = ConsumerGroupHeartbeatRequest.__new__(ConsumerGroupHeartbeatRequest)
+    request = blank_instance(ConsumerGroupHeartbeatRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -486,6 +490,8 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             request.subscribed_topic_names = None
+        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
+            request.subscribed_topic_names = []
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):
@@ -515,6 +521,8 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            request.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for index in range(topic_partitions_n):

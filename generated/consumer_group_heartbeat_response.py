@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -197,7 +197,7 @@ class ConsumerGroupHeartbeatResponse(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 (flexible) ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -270,7 +270,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- Assignment, versions 0-1 (flexible) ---
 
 def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -284,6 +284,8 @@ def _read_Assignment_v0_1(buf: bytes, pos: int) -> tuple[Assignment, int]:
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            assignment.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for index in range(topic_partitions_n):
@@ -344,7 +346,7 @@ def _size_Assignment_v0_1(assignment: Assignment) -> int:
 # --- ConsumerGroupHeartbeatResponse, versions 0-1 (flexible) ---
 
 def _read_ConsumerGroupHeartbeatResponse_v0_1(buf: bytes, pos: int) -> tuple[ConsumerGroupHeartbeatResponse, int]:
-    response = ConsumerGroupHeartbeatResponse.__new__(ConsumerGroupHeartbeatResponse)
+    response = blank_instance(ConsumerGroupHeartbeatResponse)
     field = ""
     index = 0
     size = len(buf)

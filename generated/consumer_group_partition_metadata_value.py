@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -177,7 +177,7 @@ class ConsumerGroupPartitionMetadataValue(GeneratedStruct):
 # --- PartitionMetadata, version 0 (flexible) ---
 
 def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata, int]:
-    metadata = PartitionMetadata.__new__(PartitionMetadata)
+    metadata = blank_instance(PartitionMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -194,6 +194,8 @@ def _read_PartitionMetadata_v0(buf: bytes, pos: int) -> tuple[PartitionMetadata,
             racks_n, pos = _w.read_count(buf, pos, True)
         if racks_n < 0:
             raise DecodeError("non-nullable field racks was null", offset=pos)
+        elif racks_n == 0:  # no element: no loop to set up
+            metadata.racks = []
         else:
             racks_items: list[str] = []
             for index in range(racks_n):
@@ -260,7 +262,7 @@ def _size_PartitionMetadata_v0(metadata: PartitionMetadata) -> int:
 # --- TopicMetadata, version 0 (flexible) ---
 
 def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
-    metadata = TopicMetadata.__new__(TopicMetadata)
+    metadata = blank_instance(TopicMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -286,6 +288,8 @@ def _read_TopicMetadata_v0(buf: bytes, pos: int) -> tuple[TopicMetadata, int]:
             partition_metadata_n, pos = _w.read_count(buf, pos, True)
         if partition_metadata_n < 0:
             raise DecodeError("non-nullable field partition_metadata was null", offset=pos)
+        elif partition_metadata_n == 0:  # no element: no loop to set up
+            metadata.partition_metadata = []
         else:
             partition_metadata_items: list[PartitionMetadata] = []
             for index in range(partition_metadata_n):
@@ -361,7 +365,7 @@ def _size_TopicMetadata_v0(metadata: TopicMetadata) -> int:
 # --- ConsumerGroupPartitionMetadataValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupPartitionMetadataValue, int]:
-    value = ConsumerGroupPartitionMetadataValue.__new__(ConsumerGroupPartitionMetadataValue)
+    value = blank_instance(ConsumerGroupPartitionMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -375,6 +379,8 @@ def _read_ConsumerGroupPartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            value.topics = []
         else:
             topics_items: list[TopicMetadata] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -118,7 +118,7 @@ class ConsumerGroupTargetAssignmentMemberValue(GeneratedStruct):
 # --- TopicPartition, version 0 (flexible) ---
 
 def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -191,7 +191,7 @@ def _size_TopicPartition_v0(partition: TopicPartition) -> int:
 # --- ConsumerGroupTargetAssignmentMemberValue, version 0 (flexible) ---
 
 def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tuple[ConsumerGroupTargetAssignmentMemberValue, int]:
-    value = ConsumerGroupTargetAssignmentMemberValue.__new__(ConsumerGroupTargetAssignmentMemberValue)
+    value = blank_instance(ConsumerGroupTargetAssignmentMemberValue)
     field = ""
     index = 0
     size = len(buf)
@@ -205,6 +205,8 @@ def _read_ConsumerGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> t
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            value.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartition] = []
             for index in range(topic_partitions_n):

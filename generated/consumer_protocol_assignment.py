@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class TopicPartition(GeneratedStruct):
@@ -115,7 +115,7 @@ class ConsumerProtocolAssignment(GeneratedStruct):
 # --- TopicPartition, versions 0-3 ---
 
 def _read_TopicPartition_v0_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     try:
@@ -168,7 +168,7 @@ def _size_TopicPartition_v0_3(partition: TopicPartition) -> int:
 # --- ConsumerProtocolAssignment, versions 0-3 ---
 
 def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[ConsumerProtocolAssignment, int]:
-    assignment = ConsumerProtocolAssignment.__new__(ConsumerProtocolAssignment)
+    assignment = blank_instance(ConsumerProtocolAssignment)
     field = ""
     index = 0
     try:
@@ -177,6 +177,8 @@ def _read_ConsumerProtocolAssignment_v0_3(buf: bytes, pos: int) -> tuple[Consume
         assigned_partitions_n, pos = _w.read_count(buf, pos, False)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: no loop to set up
+            assignment.assigned_partitions = KeyedList()
         else:
             assigned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for index in range(assigned_partitions_n):

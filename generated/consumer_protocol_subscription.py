@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -138,7 +138,7 @@ class ConsumerProtocolSubscription(GeneratedStruct):
 # --- TopicPartition, versions 1-3 ---
 
 def _read_TopicPartition_v1_3(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     try:
@@ -191,7 +191,7 @@ def _size_TopicPartition_v1_3(partition: TopicPartition) -> int:
 # --- ConsumerProtocolSubscription, version 0 ---
 
 def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.generation_id = -1
     subscription.rack_id = None
     field = ""
@@ -202,6 +202,8 @@ def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            subscription.topics = []
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -253,7 +255,7 @@ def _size_ConsumerProtocolSubscription_v0(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 1 ---
 
 def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.generation_id = -1
     subscription.rack_id = None
     field = ""
@@ -264,6 +266,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            subscription.topics = []
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -277,6 +281,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            subscription.owned_partitions = KeyedList()
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for index in range(owned_partitions_n):
@@ -341,7 +347,7 @@ def _size_ConsumerProtocolSubscription_v1(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 2 ---
 
 def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     subscription.rack_id = None
     field = ""
     index = 0
@@ -351,6 +357,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            subscription.topics = []
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -364,6 +372,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            subscription.owned_partitions = KeyedList()
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for index in range(owned_partitions_n):
@@ -433,7 +443,7 @@ def _size_ConsumerProtocolSubscription_v2(subscription: ConsumerProtocolSubscrip
 # --- ConsumerProtocolSubscription, version 3 ---
 
 def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[ConsumerProtocolSubscription, int]:
-    subscription = ConsumerProtocolSubscription.__new__(ConsumerProtocolSubscription)
+    subscription = blank_instance(ConsumerProtocolSubscription)
     field = ""
     index = 0
     try:
@@ -442,6 +452,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            subscription.topics = []
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -455,6 +467,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
+        elif owned_partitions_n == 0:  # no element: no loop to set up
+            subscription.owned_partitions = KeyedList()
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for index in range(owned_partitions_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -122,7 +122,7 @@ class ControlledShutdownResponse(GeneratedStruct):
 # --- RemainingPartition, versions 0-2 ---
 
 def _read_RemainingPartition_v0_2(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    partition = RemainingPartition.__new__(RemainingPartition)
+    partition = blank_instance(RemainingPartition)
     field = ""
     index = 0
     try:
@@ -161,7 +161,7 @@ def _size_RemainingPartition_v0_2(partition: RemainingPartition) -> int:
 # --- RemainingPartition, version 3 (flexible) ---
 
 def _read_RemainingPartition_v3(buf: bytes, pos: int) -> tuple[RemainingPartition, int]:
-    partition = RemainingPartition.__new__(RemainingPartition)
+    partition = blank_instance(RemainingPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -223,7 +223,7 @@ def _size_RemainingPartition_v3(partition: RemainingPartition) -> int:
 # --- ControlledShutdownResponse, versions 0-2 ---
 
 def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    response = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
+    response = blank_instance(ControlledShutdownResponse)
     field = ""
     index = 0
     try:
@@ -235,6 +235,8 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         remaining_partitions_n, pos = _w.read_count(buf, pos, False)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+        elif remaining_partitions_n == 0:  # no element: no loop to set up
+            response.remaining_partitions = KeyedList()
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for index in range(remaining_partitions_n):
@@ -281,7 +283,7 @@ def _size_ControlledShutdownResponse_v0_2(response: ControlledShutdownResponse) 
 # --- ControlledShutdownResponse, version 3 (flexible) ---
 
 def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[ControlledShutdownResponse, int]:
-    response = ControlledShutdownResponse.__new__(ControlledShutdownResponse)
+    response = blank_instance(ControlledShutdownResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -298,6 +300,8 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
             remaining_partitions_n, pos = _w.read_count(buf, pos, True)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
+        elif remaining_partitions_n == 0:  # no element: no loop to set up
+            response.remaining_partitions = KeyedList()
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for index in range(remaining_partitions_n):

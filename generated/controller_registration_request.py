@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -211,7 +211,7 @@ class ControllerRegistrationRequest(GeneratedStruct):
 # --- Listener, version 0 (flexible) ---
 
 def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -290,7 +290,7 @@ def _size_Listener_v0(listener: Listener) -> int:
 # --- Feature, version 0 (flexible) ---
 
 def _read_Feature_v0(buf: bytes, pos: int) -> tuple[Feature, int]:
-    feature = Feature.__new__(Feature)
+    feature = blank_instance(Feature)
     field = ""
     index = 0
     size = len(buf)
@@ -352,7 +352,7 @@ def _size_Feature_v0(feature: Feature) -> int:
 # --- ControllerRegistrationRequest, version 0 (flexible) ---
 
 def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[ControllerRegistrationRequest, int]:
-    request = ControllerRegistrationRequest.__new__(ControllerRegistrationRequest)
+    request = blank_instance(ControllerRegistrationRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -374,6 +374,8 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -389,6 +391,8 @@ def _read_ControllerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[Contro
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            request.features = KeyedList()
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for index in range(features_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -148,7 +148,7 @@ class CreateAclsRequest(GeneratedStruct):
 # --- AclCreation, version 1 ---
 
 def _read_AclCreation_v1(buf: bytes, pos: int) -> tuple[AclCreation, int]:
-    creation = AclCreation.__new__(AclCreation)
+    creation = blank_instance(AclCreation)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_AclCreation_v1(creation: AclCreation) -> int:
 # --- AclCreation, versions 2-3 (flexible) ---
 
 def _read_AclCreation_v2_3(buf: bytes, pos: int) -> tuple[AclCreation, int]:
-    creation = AclCreation.__new__(AclCreation)
+    creation = blank_instance(AclCreation)
     field = ""
     index = 0
     size = len(buf)
@@ -317,7 +317,7 @@ def _size_AclCreation_v2_3(creation: AclCreation) -> int:
 # --- CreateAclsRequest, version 1 ---
 
 def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    request = CreateAclsRequest.__new__(CreateAclsRequest)
+    request = blank_instance(CreateAclsRequest)
     field = ""
     index = 0
     try:
@@ -326,6 +326,8 @@ def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
         creations_n, pos = _w.read_count(buf, pos, False)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
+        elif creations_n == 0:  # no element: no loop to set up
+            request.creations = []
         else:
             creations_items: list[AclCreation] = []
             for index in range(creations_n):
@@ -370,7 +372,7 @@ def _size_CreateAclsRequest_v1(request: CreateAclsRequest) -> int:
 # --- CreateAclsRequest, versions 2-3 (flexible) ---
 
 def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRequest, int]:
-    request = CreateAclsRequest.__new__(CreateAclsRequest)
+    request = blank_instance(CreateAclsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -384,6 +386,8 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
             creations_n, pos = _w.read_count(buf, pos, True)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
+        elif creations_n == 0:  # no element: no loop to set up
+            request.creations = []
         else:
             creations_items: list[AclCreation] = []
             for index in range(creations_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -122,7 +122,7 @@ class CreateAclsResponse(GeneratedStruct):
 # --- AclCreationResult, version 1 ---
 
 def _read_AclCreationResult_v1(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
-    result = AclCreationResult.__new__(AclCreationResult)
+    result = blank_instance(AclCreationResult)
     field = ""
     index = 0
     try:
@@ -159,7 +159,7 @@ def _size_AclCreationResult_v1(result: AclCreationResult) -> int:
 # --- AclCreationResult, versions 2-3 (flexible) ---
 
 def _read_AclCreationResult_v2_3(buf: bytes, pos: int) -> tuple[AclCreationResult, int]:
-    result = AclCreationResult.__new__(AclCreationResult)
+    result = blank_instance(AclCreationResult)
     field = ""
     index = 0
     size = len(buf)
@@ -214,7 +214,7 @@ def _size_AclCreationResult_v2_3(result: AclCreationResult) -> int:
 # --- CreateAclsResponse, version 1 ---
 
 def _read_CreateAclsResponse_v1(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    response = CreateAclsResponse.__new__(CreateAclsResponse)
+    response = blank_instance(CreateAclsResponse)
     field = ""
     index = 0
     try:
@@ -226,6 +226,8 @@ def _read_CreateAclsResponse_v1(buf: bytes, pos: int) -> tuple[CreateAclsRespons
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[AclCreationResult] = []
             for index in range(results_n):
@@ -272,7 +274,7 @@ def _size_CreateAclsResponse_v1(response: CreateAclsResponse) -> int:
 # --- CreateAclsResponse, versions 2-3 (flexible) ---
 
 def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsResponse, int]:
-    response = CreateAclsResponse.__new__(CreateAclsResponse)
+    response = blank_instance(CreateAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -289,6 +291,8 @@ def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRespo
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[AclCreationResult] = []
             for index in range(results_n):

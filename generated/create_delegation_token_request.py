@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -133,7 +133,7 @@ class CreateDelegationTokenRequest(GeneratedStruct):
 # --- CreatableRenewers, versions 0-1 ---
 
 def _read_CreatableRenewers_v0_1(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
-    renewers = CreatableRenewers.__new__(CreatableRenewers)
+    renewers = blank_instance(CreatableRenewers)
     field = ""
     index = 0
     try:
@@ -174,7 +174,7 @@ def _size_CreatableRenewers_v0_1(renewers: CreatableRenewers) -> int:
 # --- CreatableRenewers, versions 2-3 (flexible) ---
 
 def _read_CreatableRenewers_v2_3(buf: bytes, pos: int) -> tuple[CreatableRenewers, int]:
-    renewers = CreatableRenewers.__new__(CreatableRenewers)
+    renewers = blank_instance(CreatableRenewers)
     field = ""
     index = 0
     size = len(buf)
@@ -248,7 +248,7 @@ def _size_CreatableRenewers_v2_3(renewers: CreatableRenewers) -> int:
 # --- CreateDelegationTokenRequest, versions 0-1 ---
 
 def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
     field = ""
@@ -259,6 +259,8 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
             for index in range(renewers_n):
@@ -312,7 +314,7 @@ def _size_CreateDelegationTokenRequest_v0_1(request: CreateDelegationTokenReques
 # --- CreateDelegationTokenRequest, version 2 (flexible) ---
 
 def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     request.owner_principal_type = ''
     request.owner_principal_name = ''
     field = ""
@@ -328,6 +330,8 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
             for index in range(renewers_n):
@@ -397,7 +401,7 @@ def _size_CreateDelegationTokenRequest_v2(request: CreateDelegationTokenRequest)
 # --- CreateDelegationTokenRequest, version 3 (flexible) ---
 
 def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateDelegationTokenRequest, int]:
-    request = CreateDelegationTokenRequest.__new__(CreateDelegationTokenRequest)
+    request = blank_instance(CreateDelegationTokenRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -425,6 +429,8 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
             for index in range(renewers_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -175,7 +175,7 @@ class CreatePartitionsRequest(GeneratedStruct):
 # --- CreatePartitionsAssignment, versions 0-1 ---
 
 def _read_CreatePartitionsAssignment_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
-    assignment = CreatePartitionsAssignment.__new__(CreatePartitionsAssignment)
+    assignment = blank_instance(CreatePartitionsAssignment)
     field = ""
     index = 0
     try:
@@ -221,7 +221,7 @@ def _size_CreatePartitionsAssignment_v0_1(assignment: CreatePartitionsAssignment
 # --- CreatePartitionsAssignment, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsAssignment, int]:
-    assignment = CreatePartitionsAssignment.__new__(CreatePartitionsAssignment)
+    assignment = blank_instance(CreatePartitionsAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -289,7 +289,7 @@ def _size_CreatePartitionsAssignment_v2_3(assignment: CreatePartitionsAssignment
 # --- CreatePartitionsTopic, versions 0-1 ---
 
 def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
-    topic = CreatePartitionsTopic.__new__(CreatePartitionsTopic)
+    topic = blank_instance(CreatePartitionsTopic)
     field = ""
     index = 0
     try:
@@ -303,6 +303,8 @@ def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartit
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             topic.assignments = None
+        elif assignments_n == 0:  # no element: no loop to set up
+            topic.assignments = []
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
             for index in range(assignments_n):
@@ -354,7 +356,7 @@ def _size_CreatePartitionsTopic_v0_1(topic: CreatePartitionsTopic) -> int:
 # --- CreatePartitionsTopic, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopic, int]:
-    topic = CreatePartitionsTopic.__new__(CreatePartitionsTopic)
+    topic = blank_instance(CreatePartitionsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -378,6 +380,8 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             topic.assignments = None
+        elif assignments_n == 0:  # no element: no loop to set up
+            topic.assignments = []
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
             for index in range(assignments_n):
@@ -450,7 +454,7 @@ def _size_CreatePartitionsTopic_v2_3(topic: CreatePartitionsTopic) -> int:
 # --- CreatePartitionsRequest, versions 0-1 ---
 
 def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
-    request = CreatePartitionsRequest.__new__(CreatePartitionsRequest)
+    request = blank_instance(CreatePartitionsRequest)
     field = ""
     index = 0
     try:
@@ -459,6 +463,8 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
             for index in range(topics_n):
@@ -508,7 +514,7 @@ def _size_CreatePartitionsRequest_v0_1(request: CreatePartitionsRequest) -> int:
 # --- CreatePartitionsRequest, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsRequest, int]:
-    request = CreatePartitionsRequest.__new__(CreatePartitionsRequest)
+    request = blank_instance(CreatePartitionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -522,6 +528,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
             for index in range(topics_n):

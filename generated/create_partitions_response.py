@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -128,7 +128,7 @@ class CreatePartitionsResponse(GeneratedStruct):
 # --- CreatePartitionsTopicResult, versions 0-1 ---
 
 def _read_CreatePartitionsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
-    result = CreatePartitionsTopicResult.__new__(CreatePartitionsTopicResult)
+    result = blank_instance(CreatePartitionsTopicResult)
     field = ""
     index = 0
     try:
@@ -172,7 +172,7 @@ def _size_CreatePartitionsTopicResult_v0_1(result: CreatePartitionsTopicResult) 
 # --- CreatePartitionsTopicResult, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsTopicResult_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsTopicResult, int]:
-    result = CreatePartitionsTopicResult.__new__(CreatePartitionsTopicResult)
+    result = blank_instance(CreatePartitionsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -244,7 +244,7 @@ def _size_CreatePartitionsTopicResult_v2_3(result: CreatePartitionsTopicResult) 
 # --- CreatePartitionsResponse, versions 0-1 ---
 
 def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
-    response = CreatePartitionsResponse.__new__(CreatePartitionsResponse)
+    response = blank_instance(CreatePartitionsResponse)
     field = ""
     index = 0
     try:
@@ -256,6 +256,8 @@ def _read_CreatePartitionsResponse_v0_1(buf: bytes, pos: int) -> tuple[CreatePar
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[CreatePartitionsTopicResult] = []
             for index in range(results_n):
@@ -302,7 +304,7 @@ def _size_CreatePartitionsResponse_v0_1(response: CreatePartitionsResponse) -> i
 # --- CreatePartitionsResponse, versions 2-3 (flexible) ---
 
 def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePartitionsResponse, int]:
-    response = CreatePartitionsResponse.__new__(CreatePartitionsResponse)
+    response = blank_instance(CreatePartitionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -319,6 +321,8 @@ def _read_CreatePartitionsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreatePar
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[CreatePartitionsTopicResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -240,7 +240,7 @@ class CreateTopicsRequest(GeneratedStruct):
 # --- CreatableReplicaAssignment, versions 2-4 ---
 
 def _read_CreatableReplicaAssignment_v2_4(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    assignment = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
+    assignment = blank_instance(CreatableReplicaAssignment)
     field = ""
     index = 0
     try:
@@ -291,7 +291,7 @@ def _size_CreatableReplicaAssignment_v2_4(assignment: CreatableReplicaAssignment
 # --- CreatableReplicaAssignment, versions 5-7 (flexible) ---
 
 def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[CreatableReplicaAssignment, int]:
-    assignment = CreatableReplicaAssignment.__new__(CreatableReplicaAssignment)
+    assignment = blank_instance(CreatableReplicaAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -364,7 +364,7 @@ def _size_CreatableReplicaAssignment_v5_7(assignment: CreatableReplicaAssignment
 # --- CreatableTopicConfig, versions 2-4 ---
 
 def _read_CreatableTopicConfig_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    config = CreatableTopicConfig.__new__(CreatableTopicConfig)
+    config = blank_instance(CreatableTopicConfig)
     field = ""
     index = 0
     try:
@@ -403,7 +403,7 @@ def _size_CreatableTopicConfig_v2_4(config: CreatableTopicConfig) -> int:
 # --- CreatableTopicConfig, versions 5-7 (flexible) ---
 
 def _read_CreatableTopicConfig_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfig, int]:
-    config = CreatableTopicConfig.__new__(CreatableTopicConfig)
+    config = blank_instance(CreatableTopicConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -470,7 +470,7 @@ def _size_CreatableTopicConfig_v5_7(config: CreatableTopicConfig) -> int:
 # --- CreatableTopic, versions 2-4 ---
 
 def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    topic = CreatableTopic.__new__(CreatableTopic)
+    topic = blank_instance(CreatableTopic)
     field = ""
     index = 0
     try:
@@ -484,6 +484,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            topic.assignments = KeyedList()
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for index in range(assignments_n):
@@ -495,6 +497,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            topic.configs = KeyedList()
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for index in range(configs_n):
@@ -561,7 +565,7 @@ def _size_CreatableTopic_v2_4(topic: CreatableTopic) -> int:
 # --- CreatableTopic, versions 5-7 (flexible) ---
 
 def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int]:
-    topic = CreatableTopic.__new__(CreatableTopic)
+    topic = blank_instance(CreatableTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -585,6 +589,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            topic.assignments = KeyedList()
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for index in range(assignments_n):
@@ -600,6 +606,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            topic.configs = KeyedList()
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for index in range(configs_n):
@@ -691,7 +699,7 @@ def _size_CreatableTopic_v5_7(topic: CreatableTopic) -> int:
 # --- CreateTopicsRequest, versions 2-4 ---
 
 def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    request = CreateTopicsRequest.__new__(CreateTopicsRequest)
+    request = blank_instance(CreateTopicsRequest)
     field = ""
     index = 0
     try:
@@ -700,6 +708,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
             for index in range(topics_n):
@@ -749,7 +759,7 @@ def _size_CreateTopicsRequest_v2_4(request: CreateTopicsRequest) -> int:
 # --- CreateTopicsRequest, versions 5-7 (flexible) ---
 
 def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRequest, int]:
-    request = CreateTopicsRequest.__new__(CreateTopicsRequest)
+    request = blank_instance(CreateTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -763,6 +773,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
             for index in range(topics_n):

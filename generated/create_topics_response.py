@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -230,7 +230,7 @@ class CreateTopicsResponse(GeneratedStruct):
 # --- CreatableTopicConfigs, versions 5-7 (flexible) ---
 
 def _read_CreatableTopicConfigs_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopicConfigs, int]:
-    configs = CreatableTopicConfigs.__new__(CreatableTopicConfigs)
+    configs = blank_instance(CreatableTopicConfigs)
     field = ""
     index = 0
     size = len(buf)
@@ -302,7 +302,7 @@ def _size_CreatableTopicConfigs_v5_7(configs: CreatableTopicConfigs) -> int:
 # --- CreatableTopicResult, versions 2-4 ---
 
 def _read_CreatableTopicResult_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
     result.topic_config_error_code = 0
     result.num_partitions = -1
@@ -350,7 +350,7 @@ def _size_CreatableTopicResult_v2_4(result: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, versions 5-6 (flexible) ---
 
 def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_id = _ZERO_UUID
     result.topic_config_error_code = 0
     field = ""
@@ -386,6 +386,8 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
+        elif configs_n == 0:  # no element: no loop to set up
+            result.configs = []
         else:
             configs_items: list[CreatableTopicConfigs] = []
             for index in range(configs_n):
@@ -497,7 +499,7 @@ def _size_CreatableTopicResult_v5_6(result: CreatableTopicResult) -> int:
 # --- CreatableTopicResult, version 7 (flexible) ---
 
 def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicResult, int]:
-    result = CreatableTopicResult.__new__(CreatableTopicResult)
+    result = blank_instance(CreatableTopicResult)
     result.topic_config_error_code = 0
     field = ""
     index = 0
@@ -534,6 +536,8 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
+        elif configs_n == 0:  # no element: no loop to set up
+            result.configs = []
         else:
             configs_items: list[CreatableTopicConfigs] = []
             for index in range(configs_n):
@@ -648,7 +652,7 @@ def _size_CreatableTopicResult_v7(result: CreatableTopicResult) -> int:
 # --- CreateTopicsResponse, versions 2-4 ---
 
 def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     try:
@@ -660,6 +664,8 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for index in range(topics_n):
@@ -706,7 +712,7 @@ def _size_CreateTopicsResponse_v2_4(response: CreateTopicsResponse) -> int:
 # --- CreateTopicsResponse, versions 5-6 (flexible) ---
 
 def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -723,6 +729,8 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for index in range(topics_n):
@@ -785,7 +793,7 @@ def _size_CreateTopicsResponse_v5_6(response: CreateTopicsResponse) -> int:
 # --- CreateTopicsResponse, version 7 (flexible) ---
 
 def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsResponse, int]:
-    response = CreateTopicsResponse.__new__(CreateTopicsResponse)
+    response = blank_instance(CreateTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -802,6 +810,8 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -148,7 +148,7 @@ class DeleteAclsRequest(GeneratedStruct):
 # --- DeleteAclsFilter, version 1 ---
 
 def _read_DeleteAclsFilter_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
-    delete_acls_filter = DeleteAclsFilter.__new__(DeleteAclsFilter)
+    delete_acls_filter = blank_instance(DeleteAclsFilter)
     field = ""
     index = 0
     try:
@@ -205,7 +205,7 @@ def _size_DeleteAclsFilter_v1(delete_acls_filter: DeleteAclsFilter) -> int:
 # --- DeleteAclsFilter, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsFilter_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilter, int]:
-    delete_acls_filter = DeleteAclsFilter.__new__(DeleteAclsFilter)
+    delete_acls_filter = blank_instance(DeleteAclsFilter)
     field = ""
     index = 0
     size = len(buf)
@@ -290,7 +290,7 @@ def _size_DeleteAclsFilter_v2_3(delete_acls_filter: DeleteAclsFilter) -> int:
 # --- DeleteAclsRequest, version 1 ---
 
 def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    request = DeleteAclsRequest.__new__(DeleteAclsRequest)
+    request = blank_instance(DeleteAclsRequest)
     field = ""
     index = 0
     try:
@@ -299,6 +299,8 @@ def _read_DeleteAclsRequest_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRequest,
         filters_n, pos = _w.read_count(buf, pos, False)
         if filters_n < 0:
             raise DecodeError("non-nullable field filters was null", offset=pos)
+        elif filters_n == 0:  # no element: no loop to set up
+            request.filters = []
         else:
             filters_items: list[DeleteAclsFilter] = []
             for index in range(filters_n):
@@ -343,7 +345,7 @@ def _size_DeleteAclsRequest_v1(request: DeleteAclsRequest) -> int:
 # --- DeleteAclsRequest, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRequest, int]:
-    request = DeleteAclsRequest.__new__(DeleteAclsRequest)
+    request = blank_instance(DeleteAclsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -357,6 +359,8 @@ def _read_DeleteAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsReques
             filters_n, pos = _w.read_count(buf, pos, True)
         if filters_n < 0:
             raise DecodeError("non-nullable field filters was null", offset=pos)
+        elif filters_n == 0:  # no element: no loop to set up
+            request.filters = []
         else:
             filters_items: list[DeleteAclsFilter] = []
             for index in range(filters_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -223,7 +223,7 @@ class DeleteAclsResponse(GeneratedStruct):
 # --- DeleteAclsMatchingAcl, version 1 ---
 
 def _read_DeleteAclsMatchingAcl_v1(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
-    acl = DeleteAclsMatchingAcl.__new__(DeleteAclsMatchingAcl)
+    acl = blank_instance(DeleteAclsMatchingAcl)
     field = ""
     index = 0
     try:
@@ -296,7 +296,7 @@ def _size_DeleteAclsMatchingAcl_v1(acl: DeleteAclsMatchingAcl) -> int:
 # --- DeleteAclsMatchingAcl, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsMatchingAcl_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsMatchingAcl, int]:
-    acl = DeleteAclsMatchingAcl.__new__(DeleteAclsMatchingAcl)
+    acl = blank_instance(DeleteAclsMatchingAcl)
     field = ""
     index = 0
     size = len(buf)
@@ -417,7 +417,7 @@ def _size_DeleteAclsMatchingAcl_v2_3(acl: DeleteAclsMatchingAcl) -> int:
 # --- DeleteAclsFilterResult, version 1 ---
 
 def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
-    result = DeleteAclsFilterResult.__new__(DeleteAclsFilterResult)
+    result = blank_instance(DeleteAclsFilterResult)
     field = ""
     index = 0
     try:
@@ -431,6 +431,8 @@ def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFil
         matching_acls_n, pos = _w.read_count(buf, pos, False)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+        elif matching_acls_n == 0:  # no element: no loop to set up
+            result.matching_acls = []
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
             for index in range(matching_acls_n):
@@ -480,7 +482,7 @@ def _size_DeleteAclsFilterResult_v1(result: DeleteAclsFilterResult) -> int:
 # --- DeleteAclsFilterResult, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsFilterResult, int]:
-    result = DeleteAclsFilterResult.__new__(DeleteAclsFilterResult)
+    result = blank_instance(DeleteAclsFilterResult)
     field = ""
     index = 0
     size = len(buf)
@@ -504,6 +506,8 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
             matching_acls_n, pos = _w.read_count(buf, pos, True)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
+        elif matching_acls_n == 0:  # no element: no loop to set up
+            result.matching_acls = []
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
             for index in range(matching_acls_n):
@@ -569,7 +573,7 @@ def _size_DeleteAclsFilterResult_v2_3(result: DeleteAclsFilterResult) -> int:
 # --- DeleteAclsResponse, version 1 ---
 
 def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    response = DeleteAclsResponse.__new__(DeleteAclsResponse)
+    response = blank_instance(DeleteAclsResponse)
     field = ""
     index = 0
     try:
@@ -581,6 +585,8 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
         filter_results_n, pos = _w.read_count(buf, pos, False)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
+        elif filter_results_n == 0:  # no element: no loop to set up
+            response.filter_results = []
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
             for index in range(filter_results_n):
@@ -627,7 +633,7 @@ def _size_DeleteAclsResponse_v1(response: DeleteAclsResponse) -> int:
 # --- DeleteAclsResponse, versions 2-3 (flexible) ---
 
 def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsResponse, int]:
-    response = DeleteAclsResponse.__new__(DeleteAclsResponse)
+    response = blank_instance(DeleteAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -644,6 +650,8 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
             filter_results_n, pos = _w.read_count(buf, pos, True)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
+        elif filter_results_n == 0:  # no element: no loop to set up
+            response.filter_results = []
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
             for index in range(filter_results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -122,7 +122,7 @@ class DeleteGroupsResponse(GeneratedStruct):
 # --- DeletableGroupResult, versions 0-1 ---
 
 def _read_DeletableGroupResult_v0_1(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
-    result = DeletableGroupResult.__new__(DeletableGroupResult)
+    result = blank_instance(DeletableGroupResult)
     field = ""
     index = 0
     try:
@@ -161,7 +161,7 @@ def _size_DeletableGroupResult_v0_1(result: DeletableGroupResult) -> int:
 # --- DeletableGroupResult, version 2 (flexible) ---
 
 def _read_DeletableGroupResult_v2(buf: bytes, pos: int) -> tuple[DeletableGroupResult, int]:
-    result = DeletableGroupResult.__new__(DeletableGroupResult)
+    result = blank_instance(DeletableGroupResult)
     field = ""
     index = 0
     size = len(buf)
@@ -223,7 +223,7 @@ def _size_DeletableGroupResult_v2(result: DeletableGroupResult) -> int:
 # --- DeleteGroupsResponse, versions 0-1 ---
 
 def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
-    response = DeleteGroupsResponse.__new__(DeleteGroupsResponse)
+    response = blank_instance(DeleteGroupsResponse)
     field = ""
     index = 0
     try:
@@ -235,6 +235,8 @@ def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsR
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = KeyedList()
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
             for index in range(results_n):
@@ -281,7 +283,7 @@ def _size_DeleteGroupsResponse_v0_1(response: DeleteGroupsResponse) -> int:
 # --- DeleteGroupsResponse, version 2 (flexible) ---
 
 def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsResponse, int]:
-    response = DeleteGroupsResponse.__new__(DeleteGroupsResponse)
+    response = blank_instance(DeleteGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -298,6 +300,8 @@ def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRes
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = KeyedList()
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -169,7 +169,7 @@ class DeleteRecordsRequest(GeneratedStruct):
 # --- DeleteRecordsPartition, versions 0-1 ---
 
 def _read_DeleteRecordsPartition_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
-    partition = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+    partition = blank_instance(DeleteRecordsPartition)
     field = ""
     index = 0
     try:
@@ -201,7 +201,7 @@ def _size_DeleteRecordsPartition_v0_1(partition: DeleteRecordsPartition) -> int:
 # --- DeleteRecordsPartition, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartition_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartition, int]:
-    partition = DeleteRecordsPartition.__new__(DeleteRecordsPartition)
+    partition = blank_instance(DeleteRecordsPartition)
     field = ""
     index = 0
     try:
@@ -245,7 +245,7 @@ def _size_DeleteRecordsPartition_v2(partition: DeleteRecordsPartition) -> int:
 # --- DeleteRecordsTopic, versions 0-1 ---
 
 def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
-    topic = DeleteRecordsTopic.__new__(DeleteRecordsTopic)
+    topic = blank_instance(DeleteRecordsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -257,6 +257,8 @@ def _read_DeleteRecordsTopic_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTo
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DeleteRecordsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -317,7 +319,7 @@ def _size_DeleteRecordsTopic_v0_1(topic: DeleteRecordsTopic) -> int:
 # --- DeleteRecordsTopic, version 2 (flexible) ---
 
 def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopic, int]:
-    topic = DeleteRecordsTopic.__new__(DeleteRecordsTopic)
+    topic = blank_instance(DeleteRecordsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -338,6 +340,8 @@ def _read_DeleteRecordsTopic_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DeleteRecordsPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -419,7 +423,7 @@ def _size_DeleteRecordsTopic_v2(topic: DeleteRecordsTopic) -> int:
 # --- DeleteRecordsRequest, versions 0-1 ---
 
 def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
-    request = DeleteRecordsRequest.__new__(DeleteRecordsRequest)
+    request = blank_instance(DeleteRecordsRequest)
     field = ""
     index = 0
     try:
@@ -428,6 +432,8 @@ def _read_DeleteRecordsRequest_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecords
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[DeleteRecordsTopic] = []
             for index in range(topics_n):
@@ -477,7 +483,7 @@ def _size_DeleteRecordsRequest_v0_1(request: DeleteRecordsRequest) -> int:
 # --- DeleteRecordsRequest, version 2 (flexible) ---
 
 def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRequest, int]:
-    request = DeleteRecordsRequest.__new__(DeleteRecordsRequest)
+    request = blank_instance(DeleteRecordsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -491,6 +497,8 @@ def _read_DeleteRecordsRequest_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[DeleteRecordsTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -175,7 +175,7 @@ class DeleteRecordsResponse(GeneratedStruct):
 # --- DeleteRecordsPartitionResult, versions 0-1 ---
 
 def _read_DeleteRecordsPartitionResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
-    result = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+    result = blank_instance(DeleteRecordsPartitionResult)
     field = ""
     index = 0
     try:
@@ -207,7 +207,7 @@ def _size_DeleteRecordsPartitionResult_v0_1(result: DeleteRecordsPartitionResult
 # --- DeleteRecordsPartitionResult, version 2 (flexible) ---
 
 def _read_DeleteRecordsPartitionResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsPartitionResult, int]:
-    result = DeleteRecordsPartitionResult.__new__(DeleteRecordsPartitionResult)
+    result = blank_instance(DeleteRecordsPartitionResult)
     field = ""
     index = 0
     try:
@@ -251,7 +251,7 @@ def _size_DeleteRecordsPartitionResult_v2(result: DeleteRecordsPartitionResult) 
 # --- DeleteRecordsTopicResult, versions 0-1 ---
 
 def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
-    result = DeleteRecordsTopicResult.__new__(DeleteRecordsTopicResult)
+    result = blank_instance(DeleteRecordsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -263,6 +263,8 @@ def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRec
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = KeyedList()
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -323,7 +325,7 @@ def _size_DeleteRecordsTopicResult_v0_1(result: DeleteRecordsTopicResult) -> int
 # --- DeleteRecordsTopicResult, version 2 (flexible) ---
 
 def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsTopicResult, int]:
-    result = DeleteRecordsTopicResult.__new__(DeleteRecordsTopicResult)
+    result = blank_instance(DeleteRecordsTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -344,6 +346,8 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = KeyedList()
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -425,7 +429,7 @@ def _size_DeleteRecordsTopicResult_v2(result: DeleteRecordsTopicResult) -> int:
 # --- DeleteRecordsResponse, versions 0-1 ---
 
 def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
-    response = DeleteRecordsResponse.__new__(DeleteRecordsResponse)
+    response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
     try:
@@ -437,6 +441,8 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
             for index in range(topics_n):
@@ -483,7 +489,7 @@ def _size_DeleteRecordsResponse_v0_1(response: DeleteRecordsResponse) -> int:
 # --- DeleteRecordsResponse, version 2 (flexible) ---
 
 def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsResponse, int]:
-    response = DeleteRecordsResponse.__new__(DeleteRecordsResponse)
+    response = blank_instance(DeleteRecordsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -500,6 +506,8 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DeleteShareGroupOffsetsRequestTopic(GeneratedStruct):
@@ -110,7 +110,7 @@ class DeleteShareGroupOffsetsRequest(GeneratedStruct):
 # --- DeleteShareGroupOffsetsRequestTopic, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsRequestTopic_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequestTopic, int]:
-    topic = DeleteShareGroupOffsetsRequestTopic.__new__(DeleteShareGroupOffsetsRequestTopic)
+    topic = blank_instance(DeleteShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -167,7 +167,7 @@ def _size_DeleteShareGroupOffsetsRequestTopic_v0(topic: DeleteShareGroupOffsetsR
 # --- DeleteShareGroupOffsetsRequest, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsRequest, int]:
-    request = DeleteShareGroupOffsetsRequest.__new__(DeleteShareGroupOffsetsRequest)
+    request = blank_instance(DeleteShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -188,6 +188,8 @@ def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[Delet
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[DeleteShareGroupOffsetsRequestTopic] = []
             for index in range(topics_n):

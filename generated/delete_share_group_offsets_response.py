@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -150,7 +150,7 @@ class DeleteShareGroupOffsetsResponse(GeneratedStruct):
 # --- DeleteShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsResponseTopic, int]:
-    topic = DeleteShareGroupOffsetsResponseTopic.__new__(DeleteShareGroupOffsetsResponseTopic)
+    topic = blank_instance(DeleteShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -227,7 +227,7 @@ def _size_DeleteShareGroupOffsetsResponseTopic_v0(topic: DeleteShareGroupOffsets
 # --- DeleteShareGroupOffsetsResponse, version 0 (flexible) ---
 
 def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupOffsetsResponse, int]:
-    response = DeleteShareGroupOffsetsResponse.__new__(DeleteShareGroupOffsetsResponse)
+    response = blank_instance(DeleteShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -251,6 +251,8 @@ def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Dele
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
             for index in range(responses_n):

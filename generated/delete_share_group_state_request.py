@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -163,7 +163,7 @@ class DeleteShareGroupStateRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -207,7 +207,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- DeleteStateData, version 0 (flexible) ---
 
 def _read_DeleteStateData_v0(buf: bytes, pos: int) -> tuple[DeleteStateData, int]:
-    data = DeleteStateData.__new__(DeleteStateData)
+    data = blank_instance(DeleteStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -223,6 +223,8 @@ def _read_DeleteStateData_v0(buf: bytes, pos: int) -> tuple[DeleteStateData, int
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -297,7 +299,7 @@ def _size_DeleteStateData_v0(data: DeleteStateData) -> int:
 # --- DeleteShareGroupStateRequest, version 0 (flexible) ---
 
 def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[DeleteShareGroupStateRequest, int]:
-    request = DeleteShareGroupStateRequest.__new__(DeleteShareGroupStateRequest)
+    request = blank_instance(DeleteShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -318,6 +320,8 @@ def _read_DeleteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[DeleteS
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[DeleteStateData] = []
             for index in range(topics_n):

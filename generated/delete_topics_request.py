@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class DeleteTopicsRequest(GeneratedStruct):
 # --- DeleteTopicState, version 6 (flexible) ---
 
 def _read_DeleteTopicState_v6(buf: bytes, pos: int) -> tuple[DeleteTopicState, int]:
-    state = DeleteTopicState.__new__(DeleteTopicState)
+    state = blank_instance(DeleteTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -184,7 +184,7 @@ def _size_DeleteTopicState_v6(state: DeleteTopicState) -> int:
 # --- DeleteTopicsRequest, versions 1-3 ---
 
 def _read_DeleteTopicsRequest_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     try:
@@ -193,6 +193,8 @@ def _read_DeleteTopicsRequest_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
         topic_names_n, pos = _w.read_count(buf, pos, False)
         if topic_names_n < 0:
             raise DecodeError("non-nullable field topic_names was null", offset=pos)
+        elif topic_names_n == 0:  # no element: no loop to set up
+            request.topic_names = []
         else:
             topic_names_items: list[str] = []
             for index in range(topic_names_n):
@@ -246,7 +248,7 @@ def _size_DeleteTopicsRequest_v1_3(request: DeleteTopicsRequest) -> int:
 # --- DeleteTopicsRequest, versions 4-5 (flexible) ---
 
 def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -260,6 +262,8 @@ def _read_DeleteTopicsRequest_v4_5(buf: bytes, pos: int) -> tuple[DeleteTopicsRe
             topic_names_n, pos = _w.read_count(buf, pos, True)
         if topic_names_n < 0:
             raise DecodeError("non-nullable field topic_names was null", offset=pos)
+        elif topic_names_n == 0:  # no element: no loop to set up
+            request.topic_names = []
         else:
             topic_names_items: list[str] = []
             for index in range(topic_names_n):
@@ -331,7 +335,7 @@ def _size_DeleteTopicsRequest_v4_5(request: DeleteTopicsRequest) -> int:
 # --- DeleteTopicsRequest, version 6 (flexible) ---
 
 def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequest, int]:
-    request = DeleteTopicsRequest.__new__(DeleteTopicsRequest)
+    request = blank_instance(DeleteTopicsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -345,6 +349,8 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[DeleteTopicState] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class DeleteTopicsResponse(GeneratedStruct):
 # --- DeletableTopicResult, versions 1-3 ---
 
 def _read_DeletableTopicResult_v1_3(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
     field = ""
@@ -178,7 +178,7 @@ def _size_DeletableTopicResult_v1_3(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 4 (flexible) ---
 
 def _read_DeletableTopicResult_v4(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     result.error_message = None
     field = ""
@@ -242,7 +242,7 @@ def _size_DeletableTopicResult_v4(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 5 (flexible) ---
 
 def _read_DeletableTopicResult_v5(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     result.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -315,7 +315,7 @@ def _size_DeletableTopicResult_v5(result: DeletableTopicResult) -> int:
 # --- DeletableTopicResult, version 6 (flexible) ---
 
 def _read_DeletableTopicResult_v6(buf: bytes, pos: int) -> tuple[DeletableTopicResult, int]:
-    result = DeletableTopicResult.__new__(DeletableTopicResult)
+    result = blank_instance(DeletableTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -385,7 +385,7 @@ def _size_DeletableTopicResult_v6(result: DeletableTopicResult) -> int:
 # --- DeleteTopicsResponse, versions 1-3 ---
 
 def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     try:
@@ -397,6 +397,8 @@ def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsR
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
             for index in range(responses_n):
@@ -443,7 +445,7 @@ def _size_DeleteTopicsResponse_v1_3(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 4 (flexible) ---
 
 def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -460,6 +462,8 @@ def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
             for index in range(responses_n):
@@ -522,7 +526,7 @@ def _size_DeleteTopicsResponse_v4(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 5 (flexible) ---
 
 def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -539,6 +543,8 @@ def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
             for index in range(responses_n):
@@ -601,7 +607,7 @@ def _size_DeleteTopicsResponse_v5(response: DeleteTopicsResponse) -> int:
 # --- DeleteTopicsResponse, version 6 (flexible) ---
 
 def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsResponse, int]:
-    response = DeleteTopicsResponse.__new__(DeleteTopicsResponse)
+    response = blank_instance(DeleteTopicsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -618,6 +624,8 @@ def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
             for index in range(responses_n):

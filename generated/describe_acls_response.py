@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -207,7 +207,7 @@ class DescribeAclsResponse(GeneratedStruct):
 # --- AclDescription, version 1 ---
 
 def _read_AclDescription_v1(buf: bytes, pos: int) -> tuple[AclDescription, int]:
-    description = AclDescription.__new__(AclDescription)
+    description = blank_instance(AclDescription)
     field = ""
     index = 0
     try:
@@ -253,7 +253,7 @@ def _size_AclDescription_v1(description: AclDescription) -> int:
 # --- AclDescription, versions 2-3 (flexible) ---
 
 def _read_AclDescription_v2_3(buf: bytes, pos: int) -> tuple[AclDescription, int]:
-    description = AclDescription.__new__(AclDescription)
+    description = blank_instance(AclDescription)
     field = ""
     index = 0
     size = len(buf)
@@ -332,7 +332,7 @@ def _size_AclDescription_v2_3(description: AclDescription) -> int:
 # --- DescribeAclsResource, version 1 ---
 
 def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
-    resource = DescribeAclsResource.__new__(DescribeAclsResource)
+    resource = blank_instance(DescribeAclsResource)
     field = ""
     index = 0
     try:
@@ -349,6 +349,8 @@ def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         acls_n, pos = _w.read_count(buf, pos, False)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
+        elif acls_n == 0:  # no element: no loop to set up
+            resource.acls = []
         else:
             acls_items: list[AclDescription] = []
             for index in range(acls_n):
@@ -402,7 +404,7 @@ def _size_DescribeAclsResource_v1(resource: DescribeAclsResource) -> int:
 # --- DescribeAclsResource, versions 2-3 (flexible) ---
 
 def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResource, int]:
-    resource = DescribeAclsResource.__new__(DescribeAclsResource)
+    resource = blank_instance(DescribeAclsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -429,6 +431,8 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             acls_n, pos = _w.read_count(buf, pos, True)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
+        elif acls_n == 0:  # no element: no loop to set up
+            resource.acls = []
         else:
             acls_items: list[AclDescription] = []
             for index in range(acls_n):
@@ -503,7 +507,7 @@ def _size_DescribeAclsResource_v2_3(resource: DescribeAclsResource) -> int:
 # --- DescribeAclsResponse, version 1 ---
 
 def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    response = DescribeAclsResponse.__new__(DescribeAclsResponse)
+    response = blank_instance(DescribeAclsResponse)
     field = ""
     index = 0
     try:
@@ -517,6 +521,8 @@ def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            response.resources = []
         else:
             resources_items: list[DescribeAclsResource] = []
             for index in range(resources_n):
@@ -566,7 +572,7 @@ def _size_DescribeAclsResponse_v1(response: DescribeAclsResponse) -> int:
 # --- DescribeAclsResponse, versions 2-3 (flexible) ---
 
 def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsResponse, int]:
-    response = DescribeAclsResponse.__new__(DescribeAclsResponse)
+    response = blank_instance(DescribeAclsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -590,6 +596,8 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            response.resources = []
         else:
             resources_items: list[DescribeAclsResource] = []
             for index in range(resources_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class DescribeClientQuotasRequest(GeneratedStruct):
 # --- ComponentData, version 0 ---
 
 def _read_ComponentData_v0(buf: bytes, pos: int) -> tuple[ComponentData, int]:
-    data = ComponentData.__new__(ComponentData)
+    data = blank_instance(ComponentData)
     field = ""
     index = 0
     try:
@@ -173,7 +173,7 @@ def _size_ComponentData_v0(data: ComponentData) -> int:
 # --- ComponentData, version 1 (flexible) ---
 
 def _read_ComponentData_v1(buf: bytes, pos: int) -> tuple[ComponentData, int]:
-    data = ComponentData.__new__(ComponentData)
+    data = blank_instance(ComponentData)
     field = ""
     index = 0
     size = len(buf)
@@ -245,7 +245,7 @@ def _size_ComponentData_v1(data: ComponentData) -> int:
 # --- DescribeClientQuotasRequest, version 0 ---
 
 def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
-    request = DescribeClientQuotasRequest.__new__(DescribeClientQuotasRequest)
+    request = blank_instance(DescribeClientQuotasRequest)
     field = ""
     index = 0
     try:
@@ -254,6 +254,8 @@ def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[Describe
         components_n, pos = _w.read_count(buf, pos, False)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
+        elif components_n == 0:  # no element: no loop to set up
+            request.components = []
         else:
             components_items: list[ComponentData] = []
             for index in range(components_n):
@@ -303,7 +305,7 @@ def _size_DescribeClientQuotasRequest_v0(request: DescribeClientQuotasRequest) -
 # --- DescribeClientQuotasRequest, version 1 (flexible) ---
 
 def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasRequest, int]:
-    request = DescribeClientQuotasRequest.__new__(DescribeClientQuotasRequest)
+    request = blank_instance(DescribeClientQuotasRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -317,6 +319,8 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
             components_n, pos = _w.read_count(buf, pos, True)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
+        elif components_n == 0:  # no element: no loop to set up
+            request.components = []
         else:
             components_items: list[ComponentData] = []
             for index in range(components_n):

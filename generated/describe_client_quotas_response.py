@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -225,7 +225,7 @@ class DescribeClientQuotasResponse(GeneratedStruct):
 # --- EntityData, version 0 ---
 
 def _read_EntityData_v0(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     try:
@@ -264,7 +264,7 @@ def _size_EntityData_v0(data: EntityData) -> int:
 # --- EntityData, version 1 (flexible) ---
 
 def _read_EntityData_v1(buf: bytes, pos: int) -> tuple[EntityData, int]:
-    data = EntityData.__new__(EntityData)
+    data = blank_instance(EntityData)
     field = ""
     index = 0
     size = len(buf)
@@ -331,7 +331,7 @@ def _size_EntityData_v1(data: EntityData) -> int:
 # --- ValueData, version 0 ---
 
 def _read_ValueData_v0(buf: bytes, pos: int) -> tuple[ValueData, int]:
-    data = ValueData.__new__(ValueData)
+    data = blank_instance(ValueData)
     field = ""
     index = 0
     try:
@@ -370,7 +370,7 @@ def _size_ValueData_v0(data: ValueData) -> int:
 # --- ValueData, version 1 (flexible) ---
 
 def _read_ValueData_v1(buf: bytes, pos: int) -> tuple[ValueData, int]:
-    data = ValueData.__new__(ValueData)
+    data = blank_instance(ValueData)
     field = ""
     index = 0
     size = len(buf)
@@ -432,7 +432,7 @@ def _size_ValueData_v1(data: ValueData) -> int:
 # --- EntryData, version 0 ---
 
 def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     try:
@@ -441,6 +441,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -452,6 +454,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         values_n, pos = _w.read_count(buf, pos, False)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
+        elif values_n == 0:  # no element: no loop to set up
+            data.values = []
         else:
             values_items: list[ValueData] = []
             for index in range(values_n):
@@ -511,7 +515,7 @@ def _size_EntryData_v0(data: EntryData) -> int:
 # --- EntryData, version 1 (flexible) ---
 
 def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
-    data = EntryData.__new__(EntryData)
+    data = blank_instance(EntryData)
     field = ""
     index = 0
     size = len(buf)
@@ -525,6 +529,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
+        elif entity_n == 0:  # no element: no loop to set up
+            data.entity = []
         else:
             entity_items: list[EntityData] = []
             for index in range(entity_n):
@@ -540,6 +546,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             values_n, pos = _w.read_count(buf, pos, True)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
+        elif values_n == 0:  # no element: no loop to set up
+            data.values = []
         else:
             values_items: list[ValueData] = []
             for index in range(values_n):
@@ -619,7 +627,7 @@ def _size_EntryData_v1(data: EntryData) -> int:
 # --- DescribeClientQuotasResponse, version 0 ---
 
 def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
-    response = DescribeClientQuotasResponse.__new__(DescribeClientQuotasResponse)
+    response = blank_instance(DescribeClientQuotasResponse)
     field = ""
     index = 0
     try:
@@ -633,6 +641,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             response.entries = None
+        elif entries_n == 0:  # no element: no loop to set up
+            response.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):
@@ -682,7 +692,7 @@ def _size_DescribeClientQuotasResponse_v0(response: DescribeClientQuotasResponse
 # --- DescribeClientQuotasResponse, version 1 (flexible) ---
 
 def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClientQuotasResponse, int]:
-    response = DescribeClientQuotasResponse.__new__(DescribeClientQuotasResponse)
+    response = blank_instance(DescribeClientQuotasResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -706,6 +716,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             response.entries = None
+        elif entries_n == 0:  # no element: no loop to set up
+            response.entries = []
         else:
             entries_items: list[EntryData] = []
             for index in range(entries_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -186,7 +186,7 @@ class DescribeClusterResponse(GeneratedStruct):
 # --- DescribeClusterBroker, versions 0-1 (flexible) ---
 
 def _read_DescribeClusterBroker_v0_1(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
-    broker = DescribeClusterBroker.__new__(DescribeClusterBroker)
+    broker = blank_instance(DescribeClusterBroker)
     broker.is_fenced = False
     field = ""
     index = 0
@@ -266,7 +266,7 @@ def _size_DescribeClusterBroker_v0_1(broker: DescribeClusterBroker) -> int:
 # --- DescribeClusterBroker, version 2 (flexible) ---
 
 def _read_DescribeClusterBroker_v2(buf: bytes, pos: int) -> tuple[DescribeClusterBroker, int]:
-    broker = DescribeClusterBroker.__new__(DescribeClusterBroker)
+    broker = blank_instance(DescribeClusterBroker)
     field = ""
     index = 0
     size = len(buf)
@@ -348,7 +348,7 @@ def _size_DescribeClusterBroker_v2(broker: DescribeClusterBroker) -> int:
 # --- DescribeClusterResponse, version 0 (flexible) ---
 
 def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     response.endpoint_type = 1
     field = ""
     index = 0
@@ -383,6 +383,8 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
             for index in range(brokers_n):
@@ -467,7 +469,7 @@ def _size_DescribeClusterResponse_v0(response: DescribeClusterResponse) -> int:
 # --- DescribeClusterResponse, version 1 (flexible) ---
 
 def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -504,6 +506,8 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
             for index in range(brokers_n):
@@ -588,7 +592,7 @@ def _size_DescribeClusterResponse_v1(response: DescribeClusterResponse) -> int:
 # --- DescribeClusterResponse, version 2 (flexible) ---
 
 def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClusterResponse, int]:
-    response = DescribeClusterResponse.__new__(DescribeClusterResponse)
+    response = blank_instance(DescribeClusterResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -625,6 +629,8 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
             for index in range(brokers_n):

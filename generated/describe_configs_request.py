@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -136,7 +136,7 @@ class DescribeConfigsRequest(GeneratedStruct):
 # --- DescribeConfigsResource, versions 1-3 ---
 
 def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
-    resource = DescribeConfigsResource.__new__(DescribeConfigsResource)
+    resource = blank_instance(DescribeConfigsResource)
     field = ""
     index = 0
     try:
@@ -150,6 +150,8 @@ def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeCo
         configuration_keys_n, pos = _w.read_count(buf, pos, False)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
+        elif configuration_keys_n == 0:  # no element: no loop to set up
+            resource.configuration_keys = []
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -203,7 +205,7 @@ def _size_DescribeConfigsResource_v1_3(resource: DescribeConfigsResource) -> int
 # --- DescribeConfigsResource, version 4 (flexible) ---
 
 def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResource, int]:
-    resource = DescribeConfigsResource.__new__(DescribeConfigsResource)
+    resource = blank_instance(DescribeConfigsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -227,6 +229,8 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             configuration_keys_n, pos = _w.read_count(buf, pos, True)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
+        elif configuration_keys_n == 0:  # no element: no loop to set up
+            resource.configuration_keys = []
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -303,7 +307,7 @@ def _size_DescribeConfigsResource_v4(resource: DescribeConfigsResource) -> int:
 # --- DescribeConfigsRequest, versions 1-2 ---
 
 def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     request.include_documentation = False
     field = ""
     index = 0
@@ -313,6 +317,8 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
             for index in range(resources_n):
@@ -364,7 +370,7 @@ def _size_DescribeConfigsRequest_v1_2(request: DescribeConfigsRequest) -> int:
 # --- DescribeConfigsRequest, version 3 ---
 
 def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     field = ""
     index = 0
     try:
@@ -373,6 +379,8 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
             for index in range(resources_n):
@@ -422,7 +430,7 @@ def _size_DescribeConfigsRequest_v3(request: DescribeConfigsRequest) -> int:
 # --- DescribeConfigsRequest, version 4 (flexible) ---
 
 def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsRequest, int]:
-    request = DescribeConfigsRequest.__new__(DescribeConfigsRequest)
+    request = blank_instance(DescribeConfigsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -436,6 +444,8 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
             for index in range(resources_n):

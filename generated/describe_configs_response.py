@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -286,7 +286,7 @@ class DescribeConfigsResponse(GeneratedStruct):
 # --- DescribeConfigsSynonym, versions 1-3 ---
 
 def _read_DescribeConfigsSynonym_v1_3(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
-    synonym = DescribeConfigsSynonym.__new__(DescribeConfigsSynonym)
+    synonym = blank_instance(DescribeConfigsSynonym)
     field = ""
     index = 0
     try:
@@ -330,7 +330,7 @@ def _size_DescribeConfigsSynonym_v1_3(synonym: DescribeConfigsSynonym) -> int:
 # --- DescribeConfigsSynonym, version 4 (flexible) ---
 
 def _read_DescribeConfigsSynonym_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsSynonym, int]:
-    synonym = DescribeConfigsSynonym.__new__(DescribeConfigsSynonym)
+    synonym = blank_instance(DescribeConfigsSynonym)
     field = ""
     index = 0
     size = len(buf)
@@ -402,7 +402,7 @@ def _size_DescribeConfigsSynonym_v4(synonym: DescribeConfigsSynonym) -> int:
 # --- DescribeConfigsResourceResult, versions 1-2 ---
 
 def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     result.config_type = 0
     result.documentation = ''
@@ -421,6 +421,8 @@ def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[Desc
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: no loop to set up
+            result.synonyms = []
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for index in range(synonyms_n):
@@ -477,7 +479,7 @@ def _size_DescribeConfigsResourceResult_v1_2(result: DescribeConfigsResourceResu
 # --- DescribeConfigsResourceResult, version 3 ---
 
 def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     field = ""
     index = 0
@@ -494,6 +496,8 @@ def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[Descri
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: no loop to set up
+            result.synonyms = []
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for index in range(synonyms_n):
@@ -560,7 +564,7 @@ def _size_DescribeConfigsResourceResult_v3(result: DescribeConfigsResourceResult
 # --- DescribeConfigsResourceResult, version 4 (flexible) ---
 
 def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResourceResult, int]:
-    result = DescribeConfigsResourceResult.__new__(DescribeConfigsResourceResult)
+    result = blank_instance(DescribeConfigsResourceResult)
     result.is_default = False
     field = ""
     index = 0
@@ -592,6 +596,8 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
             synonyms_n, pos = _w.read_count(buf, pos, True)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
+        elif synonyms_n == 0:  # no element: no loop to set up
+            result.synonyms = []
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for index in range(synonyms_n):
@@ -684,7 +690,7 @@ def _size_DescribeConfigsResourceResult_v4(result: DescribeConfigsResourceResult
 # --- DescribeConfigsResult, versions 1-2 ---
 
 def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     try:
@@ -703,6 +709,8 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            result.configs = []
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for index in range(configs_n):
@@ -759,7 +767,7 @@ def _size_DescribeConfigsResult_v1_2(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResult, version 3 ---
 
 def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     try:
@@ -778,6 +786,8 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            result.configs = []
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for index in range(configs_n):
@@ -834,7 +844,7 @@ def _size_DescribeConfigsResult_v3(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResult, version 4 (flexible) ---
 
 def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResult, int]:
-    result = DescribeConfigsResult.__new__(DescribeConfigsResult)
+    result = blank_instance(DescribeConfigsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -868,6 +878,8 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            result.configs = []
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for index in range(configs_n):
@@ -945,7 +957,7 @@ def _size_DescribeConfigsResult_v4(result: DescribeConfigsResult) -> int:
 # --- DescribeConfigsResponse, versions 1-2 ---
 
 def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     try:
@@ -957,6 +969,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeConfigsResult] = []
             for index in range(results_n):
@@ -1003,7 +1017,7 @@ def _size_DescribeConfigsResponse_v1_2(response: DescribeConfigsResponse) -> int
 # --- DescribeConfigsResponse, version 3 ---
 
 def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     try:
@@ -1015,6 +1029,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeConfigsResult] = []
             for index in range(results_n):
@@ -1061,7 +1077,7 @@ def _size_DescribeConfigsResponse_v3(response: DescribeConfigsResponse) -> int:
 # --- DescribeConfigsResponse, version 4 (flexible) ---
 
 def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConfigsResponse, int]:
-    response = DescribeConfigsResponse.__new__(DescribeConfigsResponse)
+    response = blank_instance(DescribeConfigsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1078,6 +1094,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeConfigsResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class DescribeDelegationTokenOwner(GeneratedStruct):
@@ -110,7 +110,7 @@ class DescribeDelegationTokenRequest(GeneratedStruct):
 # --- DescribeDelegationTokenOwner, versions 0-1 ---
 
 def _read_DescribeDelegationTokenOwner_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
-    owner = DescribeDelegationTokenOwner.__new__(DescribeDelegationTokenOwner)
+    owner = blank_instance(DescribeDelegationTokenOwner)
     field = ""
     index = 0
     try:
@@ -151,7 +151,7 @@ def _size_DescribeDelegationTokenOwner_v0_1(owner: DescribeDelegationTokenOwner)
 # --- DescribeDelegationTokenOwner, versions 2-3 (flexible) ---
 
 def _read_DescribeDelegationTokenOwner_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenOwner, int]:
-    owner = DescribeDelegationTokenOwner.__new__(DescribeDelegationTokenOwner)
+    owner = blank_instance(DescribeDelegationTokenOwner)
     field = ""
     index = 0
     size = len(buf)
@@ -225,7 +225,7 @@ def _size_DescribeDelegationTokenOwner_v2_3(owner: DescribeDelegationTokenOwner)
 # --- DescribeDelegationTokenRequest, versions 0-1 ---
 
 def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
-    request = DescribeDelegationTokenRequest.__new__(DescribeDelegationTokenRequest)
+    request = blank_instance(DescribeDelegationTokenRequest)
     field = ""
     index = 0
     try:
@@ -234,6 +234,8 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
         owners_n, pos = _w.read_count(buf, pos, False)
         if owners_n < 0:
             request.owners = None
+        elif owners_n == 0:  # no element: no loop to set up
+            request.owners = []
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
             for index in range(owners_n):
@@ -278,7 +280,7 @@ def _size_DescribeDelegationTokenRequest_v0_1(request: DescribeDelegationTokenRe
 # --- DescribeDelegationTokenRequest, versions 2-3 (flexible) ---
 
 def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenRequest, int]:
-    request = DescribeDelegationTokenRequest.__new__(DescribeDelegationTokenRequest)
+    request = blank_instance(DescribeDelegationTokenRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -292,6 +294,8 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
             owners_n, pos = _w.read_count(buf, pos, True)
         if owners_n < 0:
             request.owners = None
+        elif owners_n == 0:  # no element: no loop to set up
+            request.owners = []
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
             for index in range(owners_n):

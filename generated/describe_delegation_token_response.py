@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -224,7 +224,7 @@ class DescribeDelegationTokenResponse(GeneratedStruct):
 # --- DescribedDelegationTokenRenewer, versions 0-1 ---
 
 def _read_DescribedDelegationTokenRenewer_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
-    renewer = DescribedDelegationTokenRenewer.__new__(DescribedDelegationTokenRenewer)
+    renewer = blank_instance(DescribedDelegationTokenRenewer)
     field = ""
     index = 0
     try:
@@ -265,7 +265,7 @@ def _size_DescribedDelegationTokenRenewer_v0_1(renewer: DescribedDelegationToken
 # --- DescribedDelegationTokenRenewer, versions 2-3 (flexible) ---
 
 def _read_DescribedDelegationTokenRenewer_v2_3(buf: bytes, pos: int) -> tuple[DescribedDelegationTokenRenewer, int]:
-    renewer = DescribedDelegationTokenRenewer.__new__(DescribedDelegationTokenRenewer)
+    renewer = blank_instance(DescribedDelegationTokenRenewer)
     field = ""
     index = 0
     size = len(buf)
@@ -339,7 +339,7 @@ def _size_DescribedDelegationTokenRenewer_v2_3(renewer: DescribedDelegationToken
 # --- DescribedDelegationToken, versions 0-1 ---
 
 def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
     field = ""
@@ -361,6 +361,8 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            token.renewers = []
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for index in range(renewers_n):
@@ -431,7 +433,7 @@ def _size_DescribedDelegationToken_v0_1(token: DescribedDelegationToken) -> int:
 # --- DescribedDelegationToken, version 2 (flexible) ---
 
 def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     token.token_requester_principal_type = ''
     token.token_requester_principal_name = ''
     field = ""
@@ -473,6 +475,8 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            token.renewers = []
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for index in range(renewers_n):
@@ -574,7 +578,7 @@ def _size_DescribedDelegationToken_v2(token: DescribedDelegationToken) -> int:
 # --- DescribedDelegationToken, version 3 (flexible) ---
 
 def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDelegationToken, int]:
-    token = DescribedDelegationToken.__new__(DescribedDelegationToken)
+    token = blank_instance(DescribedDelegationToken)
     field = ""
     index = 0
     size = len(buf)
@@ -628,6 +632,8 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
+        elif renewers_n == 0:  # no element: no loop to set up
+            token.renewers = []
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for index in range(renewers_n):
@@ -745,7 +751,7 @@ def _size_DescribedDelegationToken_v3(token: DescribedDelegationToken) -> int:
 # --- DescribeDelegationTokenResponse, versions 0-1 ---
 
 def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     try:
@@ -757,6 +763,8 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
         tokens_n, pos = _w.read_count(buf, pos, False)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: no loop to set up
+            response.tokens = []
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for index in range(tokens_n):
@@ -808,7 +816,7 @@ def _size_DescribeDelegationTokenResponse_v0_1(response: DescribeDelegationToken
 # --- DescribeDelegationTokenResponse, version 2 (flexible) ---
 
 def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -825,6 +833,8 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: no loop to set up
+            response.tokens = []
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for index in range(tokens_n):
@@ -892,7 +902,7 @@ def _size_DescribeDelegationTokenResponse_v2(response: DescribeDelegationTokenRe
 # --- DescribeDelegationTokenResponse, version 3 (flexible) ---
 
 def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[DescribeDelegationTokenResponse, int]:
-    response = DescribeDelegationTokenResponse.__new__(DescribeDelegationTokenResponse)
+    response = blank_instance(DescribeDelegationTokenResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -909,6 +919,8 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
+        elif tokens_n == 0:  # no element: no loop to set up
+            response.tokens = []
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for index in range(tokens_n):

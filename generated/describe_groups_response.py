@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -229,7 +229,7 @@ class DescribeGroupsResponse(GeneratedStruct):
 # --- DescribedGroupMember, versions 0-3 ---
 
 def _read_DescribedGroupMember_v0_3(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     member.group_instance_id = None
     field = ""
     index = 0
@@ -292,7 +292,7 @@ def _size_DescribedGroupMember_v0_3(member: DescribedGroupMember) -> int:
 # --- DescribedGroupMember, version 4 ---
 
 def _read_DescribedGroupMember_v4(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     field = ""
     index = 0
     try:
@@ -359,7 +359,7 @@ def _size_DescribedGroupMember_v4(member: DescribedGroupMember) -> int:
 # --- DescribedGroupMember, versions 5-6 (flexible) ---
 
 def _read_DescribedGroupMember_v5_6(buf: bytes, pos: int) -> tuple[DescribedGroupMember, int]:
-    member = DescribedGroupMember.__new__(DescribedGroupMember)
+    member = blank_instance(DescribedGroupMember)
     field = ""
     index = 0
     size = len(buf)
@@ -474,7 +474,7 @@ def _size_DescribedGroupMember_v5_6(member: DescribedGroupMember) -> int:
 # --- DescribedGroup, versions 0-2 ---
 
 def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     group.authorized_operations = -2147483648
     field = ""
@@ -496,6 +496,8 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
             for index in range(members_n):
@@ -566,7 +568,7 @@ def _size_DescribedGroup_v0_2(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 3 ---
 
 def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -587,6 +589,8 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
             for index in range(members_n):
@@ -660,7 +664,7 @@ def _size_DescribedGroup_v3(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 4 ---
 
 def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -681,6 +685,8 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
             for index in range(members_n):
@@ -754,7 +760,7 @@ def _size_DescribedGroup_v4(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 5 (flexible) ---
 
 def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     group.error_message = None
     field = ""
     index = 0
@@ -800,6 +806,8 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
             for index in range(members_n):
@@ -909,7 +917,7 @@ def _size_DescribedGroup_v5(group: DescribedGroup) -> int:
 # --- DescribedGroup, version 6 (flexible) ---
 
 def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -961,6 +969,8 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
             for index in range(members_n):
@@ -1071,7 +1081,7 @@ def _size_DescribedGroup_v6(group: DescribedGroup) -> int:
 # --- DescribeGroupsResponse, version 0 ---
 
 def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -1081,6 +1091,8 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1125,7 +1137,7 @@ def _size_DescribeGroupsResponse_v0(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, versions 1-2 ---
 
 def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1137,6 +1149,8 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1183,7 +1197,7 @@ def _size_DescribeGroupsResponse_v1_2(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 3 ---
 
 def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1195,6 +1209,8 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1241,7 +1257,7 @@ def _size_DescribeGroupsResponse_v3(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 4 ---
 
 def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     try:
@@ -1253,6 +1269,8 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1299,7 +1317,7 @@ def _size_DescribeGroupsResponse_v4(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 5 (flexible) ---
 
 def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1316,6 +1334,8 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):
@@ -1378,7 +1398,7 @@ def _size_DescribeGroupsResponse_v5(response: DescribeGroupsResponse) -> int:
 # --- DescribeGroupsResponse, version 6 (flexible) ---
 
 def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroupsResponse, int]:
-    response = DescribeGroupsResponse.__new__(DescribeGroupsResponse)
+    response = blank_instance(DescribeGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1395,6 +1415,8 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):

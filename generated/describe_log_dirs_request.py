@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -114,7 +114,7 @@ class DescribeLogDirsRequest(GeneratedStruct):
 # --- DescribableLogDirTopic, version 1 ---
 
 def _read_DescribableLogDirTopic_v1(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
-    topic = DescribableLogDirTopic.__new__(DescribableLogDirTopic)
+    topic = blank_instance(DescribableLogDirTopic)
     field = ""
     index = 0
     try:
@@ -167,7 +167,7 @@ def _size_DescribableLogDirTopic_v1(topic: DescribableLogDirTopic) -> int:
 # --- DescribableLogDirTopic, versions 2-5 (flexible) ---
 
 def _read_DescribableLogDirTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribableLogDirTopic, int]:
-    topic = DescribableLogDirTopic.__new__(DescribableLogDirTopic)
+    topic = blank_instance(DescribableLogDirTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -252,7 +252,7 @@ def _size_DescribableLogDirTopic_v2_5(topic: DescribableLogDirTopic) -> int:
 # --- DescribeLogDirsRequest, version 1 ---
 
 def _read_DescribeLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
-    request = DescribeLogDirsRequest.__new__(DescribeLogDirsRequest)
+    request = blank_instance(DescribeLogDirsRequest)
     field = ""
     index = 0
     try:
@@ -261,6 +261,8 @@ def _read_DescribeLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[DescribeLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
             for index in range(topics_n):
@@ -305,7 +307,7 @@ def _size_DescribeLogDirsRequest_v1(request: DescribeLogDirsRequest) -> int:
 # --- DescribeLogDirsRequest, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsRequest, int]:
-    request = DescribeLogDirsRequest.__new__(DescribeLogDirsRequest)
+    request = blank_instance(DescribeLogDirsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -319,6 +321,8 @@ def _read_DescribeLogDirsRequest_v2_5(buf: bytes, pos: int) -> tuple[DescribeLog
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[DescribableLogDirTopic] = KeyedList()
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -264,7 +264,7 @@ class DescribeLogDirsResponse(GeneratedStruct):
 # --- DescribeLogDirsPartition, version 1 ---
 
 def _read_DescribeLogDirsPartition_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
-    partition = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+    partition = blank_instance(DescribeLogDirsPartition)
     field = ""
     index = 0
     try:
@@ -296,7 +296,7 @@ def _size_DescribeLogDirsPartition_v1(partition: DescribeLogDirsPartition) -> in
 # --- DescribeLogDirsPartition, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsPartition_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsPartition, int]:
-    partition = DescribeLogDirsPartition.__new__(DescribeLogDirsPartition)
+    partition = blank_instance(DescribeLogDirsPartition)
     field = ""
     index = 0
     try:
@@ -340,7 +340,7 @@ def _size_DescribeLogDirsPartition_v2_5(partition: DescribeLogDirsPartition) -> 
 # --- DescribeLogDirsTopic, version 1 ---
 
 def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
-    topic = DescribeLogDirsTopic.__new__(DescribeLogDirsTopic)
+    topic = blank_instance(DescribeLogDirsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -352,6 +352,8 @@ def _read_DescribeLogDirsTopic_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirs
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DescribeLogDirsPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -412,7 +414,7 @@ def _size_DescribeLogDirsTopic_v1(topic: DescribeLogDirsTopic) -> int:
 # --- DescribeLogDirsTopic, versions 2-5 (flexible) ---
 
 def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDirsTopic, int]:
-    topic = DescribeLogDirsTopic.__new__(DescribeLogDirsTopic)
+    topic = blank_instance(DescribeLogDirsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -433,6 +435,8 @@ def _read_DescribeLogDirsTopic_v2_5(buf: bytes, pos: int) -> tuple[DescribeLogDi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DescribeLogDirsPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -514,7 +518,7 @@ def _size_DescribeLogDirsTopic_v2_5(topic: DescribeLogDirsTopic) -> int:
 # --- DescribeLogDirsResult, version 1 ---
 
 def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
@@ -531,6 +535,8 @@ def _read_DescribeLogDirsResult_v1(buf: bytes, pos: int) -> tuple[DescribeLogDir
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            result.topics = []
         else:
             topics_items: list[DescribeLogDirsTopic] = []
             for index in range(topics_n):
@@ -582,7 +588,7 @@ def _size_DescribeLogDirsResult_v1(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, versions 2-3 (flexible) ---
 
 def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.total_bytes = -1
     result.usable_bytes = -1
     result.is_cordoned = False
@@ -609,6 +615,8 @@ def _read_DescribeLogDirsResult_v2_3(buf: bytes, pos: int) -> tuple[DescribeLogD
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            result.topics = []
         else:
             topics_items: list[DescribeLogDirsTopic] = []
             for index in range(topics_n):
@@ -681,7 +689,7 @@ def _size_DescribeLogDirsResult_v2_3(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, version 4 (flexible) ---
 
 def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     result.is_cordoned = False
     field = ""
     index = 0
@@ -706,6 +714,8 @@ def _read_DescribeLogDirsResult_v4(buf: bytes, pos: int) -> tuple[DescribeLogDir
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            result.topics = []
         else:
             topics_items: list[DescribeLogDirsTopic] = []
             for index in range(topics_n):
@@ -783,7 +793,7 @@ def _size_DescribeLogDirsResult_v4(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResult, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResult, int]:
-    result = DescribeLogDirsResult.__new__(DescribeLogDirsResult)
+    result = blank_instance(DescribeLogDirsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -807,6 +817,8 @@ def _read_DescribeLogDirsResult_v5(buf: bytes, pos: int) -> tuple[DescribeLogDir
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            result.topics = []
         else:
             topics_items: list[DescribeLogDirsTopic] = []
             for index in range(topics_n):
@@ -884,7 +896,7 @@ def _size_DescribeLogDirsResult_v5(result: DescribeLogDirsResult) -> int:
 # --- DescribeLogDirsResponse, version 1 ---
 
 def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -897,6 +909,8 @@ def _read_DescribeLogDirsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeLogD
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeLogDirsResult] = []
             for index in range(results_n):
@@ -943,7 +957,7 @@ def _size_DescribeLogDirsResponse_v1(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 2 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -961,6 +975,8 @@ def _read_DescribeLogDirsResponse_v2(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeLogDirsResult] = []
             for index in range(results_n):
@@ -1023,7 +1039,7 @@ def _size_DescribeLogDirsResponse_v2(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 3 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1040,6 +1056,8 @@ def _read_DescribeLogDirsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeLogDirsResult] = []
             for index in range(results_n):
@@ -1102,7 +1120,7 @@ def _size_DescribeLogDirsResponse_v3(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 4 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1119,6 +1137,8 @@ def _read_DescribeLogDirsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeLogDirsResult] = []
             for index in range(results_n):
@@ -1181,7 +1201,7 @@ def _size_DescribeLogDirsResponse_v4(response: DescribeLogDirsResponse) -> int:
 # --- DescribeLogDirsResponse, version 5 (flexible) ---
 
 def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogDirsResponse, int]:
-    response = DescribeLogDirsResponse.__new__(DescribeLogDirsResponse)
+    response = blank_instance(DescribeLogDirsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1198,6 +1218,8 @@ def _read_DescribeLogDirsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeLogD
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeLogDirsResult] = []
             for index in range(results_n):

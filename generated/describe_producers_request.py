@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -114,7 +114,7 @@ class DescribeProducersRequest(GeneratedStruct):
 # --- TopicRequest, version 0 (flexible) ---
 
 def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
-    request = TopicRequest.__new__(TopicRequest)
+    request = blank_instance(TopicRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -199,7 +199,7 @@ def _size_TopicRequest_v0(request: TopicRequest) -> int:
 # --- DescribeProducersRequest, version 0 (flexible) ---
 
 def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribeProducersRequest, int]:
-    request = DescribeProducersRequest.__new__(DescribeProducersRequest)
+    request = blank_instance(DescribeProducersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -213,6 +213,8 @@ def _read_DescribeProducersRequest_v0(buf: bytes, pos: int) -> tuple[DescribePro
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicRequest] = []
             for index in range(topics_n):

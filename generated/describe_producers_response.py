@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -251,7 +251,7 @@ class DescribeProducersResponse(GeneratedStruct):
 # --- ProducerState, version 0 (flexible) ---
 
 def _read_ProducerState_v0(buf: bytes, pos: int) -> tuple[ProducerState, int]:
-    state = ProducerState.__new__(ProducerState)
+    state = blank_instance(ProducerState)
     field = ""
     index = 0
     try:
@@ -295,7 +295,7 @@ def _size_ProducerState_v0(state: ProducerState) -> int:
 # --- PartitionResponse, version 0 (flexible) ---
 
 def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse, int]:
-    response = PartitionResponse.__new__(PartitionResponse)
+    response = blank_instance(PartitionResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -319,6 +319,8 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
             active_producers_n, pos = _w.read_count(buf, pos, True)
         if active_producers_n < 0:
             raise DecodeError("non-nullable field active_producers was null", offset=pos)
+        elif active_producers_n == 0:  # no element: no loop to set up
+            response.active_producers = []
         else:
             active_producers_items: list[ProducerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -395,7 +397,7 @@ def _size_PartitionResponse_v0(response: PartitionResponse) -> int:
 # --- TopicResponse, version 0 (flexible) ---
 
 def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
-    response = TopicResponse.__new__(TopicResponse)
+    response = blank_instance(TopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -416,6 +418,8 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionResponse] = []
             for index in range(partitions_n):
@@ -486,7 +490,7 @@ def _size_TopicResponse_v0(response: TopicResponse) -> int:
 # --- DescribeProducersResponse, version 0 (flexible) ---
 
 def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribeProducersResponse, int]:
-    response = DescribeProducersResponse.__new__(DescribeProducersResponse)
+    response = blank_instance(DescribeProducersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -503,6 +507,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicResponse] = []
             for index in range(topics_n):

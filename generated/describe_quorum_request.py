@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -154,7 +154,7 @@ class DescribeQuorumRequest(GeneratedStruct):
 # --- PartitionData, versions 0-2 (flexible) ---
 
 def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -198,7 +198,7 @@ def _size_PartitionData_v0_2(data: PartitionData) -> int:
 # --- TopicData, versions 0-2 (flexible) ---
 
 def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -219,6 +219,8 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -300,7 +302,7 @@ def _size_TopicData_v0_2(data: TopicData) -> int:
 # --- DescribeQuorumRequest, versions 0-2 (flexible) ---
 
 def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuorumRequest, int]:
-    request = DescribeQuorumRequest.__new__(DescribeQuorumRequest)
+    request = blank_instance(DescribeQuorumRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -314,6 +316,8 @@ def _read_DescribeQuorumRequest_v0_2(buf: bytes, pos: int) -> tuple[DescribeQuor
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -394,7 +394,7 @@ class DescribeQuorumResponse(GeneratedStruct):
 # --- ReplicaState, version 0 (flexible) ---
 
 def _read_ReplicaState_v0(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = ReplicaState.__new__(ReplicaState)
+    state = blank_instance(ReplicaState)
     state.replica_directory_id = _ZERO_UUID
     state.last_fetch_timestamp = -1
     state.last_caught_up_timestamp = -1
@@ -443,7 +443,7 @@ def _size_ReplicaState_v0(state: ReplicaState) -> int:
 # --- ReplicaState, version 1 (flexible) ---
 
 def _read_ReplicaState_v1(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = ReplicaState.__new__(ReplicaState)
+    state = blank_instance(ReplicaState)
     state.replica_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -490,7 +490,7 @@ def _size_ReplicaState_v1(state: ReplicaState) -> int:
 # --- ReplicaState, version 2 (flexible) ---
 
 def _read_ReplicaState_v2(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = ReplicaState.__new__(ReplicaState)
+    state = blank_instance(ReplicaState)
     field = ""
     index = 0
     try:
@@ -544,7 +544,7 @@ def _size_ReplicaState_v2(state: ReplicaState) -> int:
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.error_message = ''
     field = ""
     index = 0
@@ -562,6 +562,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            data.current_voters = []
         else:
             current_voters_items: list[ReplicaState] = []
             for index in range(current_voters_n):
@@ -577,6 +579,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            data.observers = []
         else:
             observers_items: list[ReplicaState] = []
             for index in range(observers_n):
@@ -658,7 +662,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.error_message = ''
     field = ""
     index = 0
@@ -676,6 +680,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            data.current_voters = []
         else:
             current_voters_items: list[ReplicaState] = []
             for index in range(current_voters_n):
@@ -691,6 +697,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            data.observers = []
         else:
             observers_items: list[ReplicaState] = []
             for index in range(observers_n):
@@ -772,7 +780,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- PartitionData, version 2 (flexible) ---
 
 def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -799,6 +807,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
+        elif current_voters_n == 0:  # no element: no loop to set up
+            data.current_voters = []
         else:
             current_voters_items: list[ReplicaState] = []
             for index in range(current_voters_n):
@@ -814,6 +824,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
+        elif observers_n == 0:  # no element: no loop to set up
+            data.observers = []
         else:
             observers_items: list[ReplicaState] = []
             for index in range(observers_n):
@@ -900,7 +912,7 @@ def _size_PartitionData_v2(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -921,6 +933,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -991,7 +1005,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -1012,6 +1026,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1082,7 +1098,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, version 2 (flexible) ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -1103,6 +1119,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1173,7 +1191,7 @@ def _size_TopicData_v2(data: TopicData) -> int:
 # --- Listener, version 2 (flexible) ---
 
 def _read_Listener_v2(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -1252,7 +1270,7 @@ def _size_Listener_v2(listener: Listener) -> int:
 # --- Node, version 2 (flexible) ---
 
 def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
-    node = Node.__new__(Node)
+    node = blank_instance(Node)
     field = ""
     index = 0
     size = len(buf)
@@ -1269,6 +1287,8 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            node.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):
@@ -1331,7 +1351,7 @@ def _size_Node_v2(node: Node) -> int:
 # --- DescribeQuorumResponse, version 0 (flexible) ---
 
 def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    response = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
+    response = blank_instance(DescribeQuorumResponse)
     response.error_message = ''
     field = ""
     index = 0
@@ -1349,6 +1369,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -1413,7 +1435,7 @@ def _size_DescribeQuorumResponse_v0(response: DescribeQuorumResponse) -> int:
 # --- DescribeQuorumResponse, version 1 (flexible) ---
 
 def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    response = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
+    response = blank_instance(DescribeQuorumResponse)
     response.error_message = ''
     field = ""
     index = 0
@@ -1431,6 +1453,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -1495,7 +1519,7 @@ def _size_DescribeQuorumResponse_v1(response: DescribeQuorumResponse) -> int:
 # --- DescribeQuorumResponse, version 2 (flexible) ---
 
 def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuorumResponse, int]:
-    response = DescribeQuorumResponse.__new__(DescribeQuorumResponse)
+    response = blank_instance(DescribeQuorumResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1519,6 +1543,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -1534,6 +1560,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             nodes_n, pos = _w.read_count(buf, pos, True)
         if nodes_n < 0:
             raise DecodeError("non-nullable field nodes was null", offset=pos)
+        elif nodes_n == 0:  # no element: no loop to set up
+            response.nodes = KeyedList()
         else:
             nodes_items: KeyedList[Node] = KeyedList()
             for index in range(nodes_n):

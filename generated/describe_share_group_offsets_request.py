@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -160,7 +160,7 @@ class DescribeShareGroupOffsetsRequest(GeneratedStruct):
 # --- DescribeShareGroupOffsetsRequestTopic, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestTopic, int]:
-    topic = DescribeShareGroupOffsetsRequestTopic.__new__(DescribeShareGroupOffsetsRequestTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -245,7 +245,7 @@ def _size_DescribeShareGroupOffsetsRequestTopic_v0_1(topic: DescribeShareGroupOf
 # --- DescribeShareGroupOffsetsRequestGroup, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequestGroup, int]:
-    group = DescribeShareGroupOffsetsRequestGroup.__new__(DescribeShareGroupOffsetsRequestGroup)
+    group = blank_instance(DescribeShareGroupOffsetsRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -266,6 +266,8 @@ def _read_DescribeShareGroupOffsetsRequestGroup_v0_1(buf: bytes, pos: int) -> tu
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[DescribeShareGroupOffsetsRequestTopic] = []
             for index in range(topics_n):
@@ -336,7 +338,7 @@ def _size_DescribeShareGroupOffsetsRequestGroup_v0_1(group: DescribeShareGroupOf
 # --- DescribeShareGroupOffsetsRequest, versions 0-1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsRequest, int]:
-    request = DescribeShareGroupOffsetsRequest.__new__(DescribeShareGroupOffsetsRequest)
+    request = blank_instance(DescribeShareGroupOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -350,6 +352,8 @@ def _read_DescribeShareGroupOffsetsRequest_v0_1(buf: bytes, pos: int) -> tuple[D
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            request.groups = []
         else:
             groups_items: list[DescribeShareGroupOffsetsRequestGroup] = []
             for index in range(groups_n):

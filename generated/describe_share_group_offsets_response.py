@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -262,7 +262,7 @@ class DescribeShareGroupOffsetsResponse(GeneratedStruct):
 # --- DescribeShareGroupOffsetsResponsePartition, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
-    partition = DescribeShareGroupOffsetsResponsePartition.__new__(DescribeShareGroupOffsetsResponsePartition)
+    partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     partition.lag = -1
     field = ""
     index = 0
@@ -318,7 +318,7 @@ def _size_DescribeShareGroupOffsetsResponsePartition_v0(partition: DescribeShare
 # --- DescribeShareGroupOffsetsResponsePartition, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponsePartition_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponsePartition, int]:
-    partition = DescribeShareGroupOffsetsResponsePartition.__new__(DescribeShareGroupOffsetsResponsePartition)
+    partition = blank_instance(DescribeShareGroupOffsetsResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -373,7 +373,7 @@ def _size_DescribeShareGroupOffsetsResponsePartition_v1(partition: DescribeShare
 # --- DescribeShareGroupOffsetsResponseTopic, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
-    topic = DescribeShareGroupOffsetsResponseTopic.__new__(DescribeShareGroupOffsetsResponseTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -396,6 +396,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
             for index in range(partitions_n):
@@ -469,7 +471,7 @@ def _size_DescribeShareGroupOffsetsResponseTopic_v0(topic: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseTopic, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseTopic, int]:
-    topic = DescribeShareGroupOffsetsResponseTopic.__new__(DescribeShareGroupOffsetsResponseTopic)
+    topic = blank_instance(DescribeShareGroupOffsetsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -492,6 +494,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
             for index in range(partitions_n):
@@ -565,7 +569,7 @@ def _size_DescribeShareGroupOffsetsResponseTopic_v1(topic: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseGroup, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
-    group = DescribeShareGroupOffsetsResponseGroup.__new__(DescribeShareGroupOffsetsResponseGroup)
+    group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -586,6 +590,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
             for index in range(topics_n):
@@ -671,7 +677,7 @@ def _size_DescribeShareGroupOffsetsResponseGroup_v0(group: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponseGroup, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponseGroup, int]:
-    group = DescribeShareGroupOffsetsResponseGroup.__new__(DescribeShareGroupOffsetsResponseGroup)
+    group = blank_instance(DescribeShareGroupOffsetsResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -692,6 +698,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
             for index in range(topics_n):
@@ -777,7 +785,7 @@ def _size_DescribeShareGroupOffsetsResponseGroup_v1(group: DescribeShareGroupOff
 # --- DescribeShareGroupOffsetsResponse, version 0 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
-    response = DescribeShareGroupOffsetsResponse.__new__(DescribeShareGroupOffsetsResponse)
+    response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -794,6 +802,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
             for index in range(groups_n):
@@ -856,7 +866,7 @@ def _size_DescribeShareGroupOffsetsResponse_v0(response: DescribeShareGroupOffse
 # --- DescribeShareGroupOffsetsResponse, version 1 (flexible) ---
 
 def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeShareGroupOffsetsResponse, int]:
-    response = DescribeShareGroupOffsetsResponse.__new__(DescribeShareGroupOffsetsResponse)
+    response = blank_instance(DescribeShareGroupOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -873,6 +883,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
             for index in range(groups_n):

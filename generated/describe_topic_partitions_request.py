@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -168,7 +168,7 @@ class DescribeTopicPartitionsRequest(GeneratedStruct):
 # --- TopicRequest, version 0 (flexible) ---
 
 def _read_TopicRequest_v0(buf: bytes, pos: int) -> tuple[TopicRequest, int]:
-    request = TopicRequest.__new__(TopicRequest)
+    request = blank_instance(TopicRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -225,7 +225,7 @@ def _size_TopicRequest_v0(request: TopicRequest) -> int:
 # --- Cursor, version 0 (flexible) ---
 
 def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
-    cursor = Cursor.__new__(Cursor)
+    cursor = blank_instance(Cursor)
     field = ""
     index = 0
     size = len(buf)
@@ -287,7 +287,7 @@ def _size_Cursor_v0(cursor: Cursor) -> int:
 # --- DescribeTopicPartitionsRequest, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsRequest, int]:
-    request = DescribeTopicPartitionsRequest.__new__(DescribeTopicPartitionsRequest)
+    request = blank_instance(DescribeTopicPartitionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -301,6 +301,8 @@ def _read_DescribeTopicPartitionsRequest_v0(buf: bytes, pos: int) -> tuple[Descr
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicRequest] = []
             for index in range(topics_n):

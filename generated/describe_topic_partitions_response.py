@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -298,7 +298,7 @@ class DescribeTopicPartitionsResponse(GeneratedStruct):
 # --- DescribeTopicPartitionsResponsePartition, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponsePartition, int]:
-    partition = DescribeTopicPartitionsResponsePartition.__new__(DescribeTopicPartitionsResponsePartition)
+    partition = blank_instance(DescribeTopicPartitionsResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -483,7 +483,7 @@ def _size_DescribeTopicPartitionsResponsePartition_v0(partition: DescribeTopicPa
 # --- DescribeTopicPartitionsResponseTopic, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponseTopic, int]:
-    topic = DescribeTopicPartitionsResponseTopic.__new__(DescribeTopicPartitionsResponseTopic)
+    topic = blank_instance(DescribeTopicPartitionsResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -512,6 +512,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
             for index in range(partitions_n):
@@ -587,7 +589,7 @@ def _size_DescribeTopicPartitionsResponseTopic_v0(topic: DescribeTopicPartitions
 # --- Cursor, version 0 (flexible) ---
 
 def _read_Cursor_v0(buf: bytes, pos: int) -> tuple[Cursor, int]:
-    cursor = Cursor.__new__(Cursor)
+    cursor = blank_instance(Cursor)
     field = ""
     index = 0
     size = len(buf)
@@ -649,7 +651,7 @@ def _size_Cursor_v0(cursor: Cursor) -> int:
 # --- DescribeTopicPartitionsResponse, version 0 (flexible) ---
 
 def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTopicPartitionsResponse, int]:
-    response = DescribeTopicPartitionsResponse.__new__(DescribeTopicPartitionsResponse)
+    response = blank_instance(DescribeTopicPartitionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -666,6 +668,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -208,7 +208,7 @@ class DescribeTransactionsResponse(GeneratedStruct):
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -293,7 +293,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TransactionState, version 0 (flexible) ---
 
 def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, int]:
-    state = TransactionState.__new__(TransactionState)
+    state = blank_instance(TransactionState)
     field = ""
     index = 0
     size = len(buf)
@@ -327,6 +327,8 @@ def _read_TransactionState_v0(buf: bytes, pos: int) -> tuple[TransactionState, i
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            state.topics = KeyedList()
         else:
             topics_items: KeyedList[TopicData] = KeyedList()
             for index in range(topics_n):
@@ -411,7 +413,7 @@ def _size_TransactionState_v0(state: TransactionState) -> int:
 # --- DescribeTransactionsResponse, version 0 (flexible) ---
 
 def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeTransactionsResponse, int]:
-    response = DescribeTransactionsResponse.__new__(DescribeTransactionsResponse)
+    response = blank_instance(DescribeTransactionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -428,6 +430,8 @@ def _read_DescribeTransactionsResponse_v0(buf: bytes, pos: int) -> tuple[Describ
             transaction_states_n, pos = _w.read_count(buf, pos, True)
         if transaction_states_n < 0:
             raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+        elif transaction_states_n == 0:  # no element: no loop to set up
+            response.transaction_states = []
         else:
             transaction_states_items: list[TransactionState] = []
             for index in range(transaction_states_n):

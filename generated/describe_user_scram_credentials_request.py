@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class UserName(GeneratedStruct):
@@ -104,7 +104,7 @@ class DescribeUserScramCredentialsRequest(GeneratedStruct):
 # --- UserName, version 0 (flexible) ---
 
 def _read_UserName_v0(buf: bytes, pos: int) -> tuple[UserName, int]:
-    user_name = UserName.__new__(UserName)
+    user_name = blank_instance(UserName)
     field = ""
     index = 0
     size = len(buf)
@@ -161,7 +161,7 @@ def _size_UserName_v0(user_name: UserName) -> int:
 # --- DescribeUserScramCredentialsRequest, version 0 (flexible) ---
 
 def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsRequest, int]:
-    request = DescribeUserScramCredentialsRequest.__new__(DescribeUserScramCredentialsRequest)
+    request = blank_instance(DescribeUserScramCredentialsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -175,6 +175,8 @@ def _read_DescribeUserScramCredentialsRequest_v0(buf: bytes, pos: int) -> tuple[
             users_n, pos = _w.read_count(buf, pos, True)
         if users_n < 0:
             request.users = None
+        elif users_n == 0:  # no element: no loop to set up
+            request.users = []
         else:
             users_items: list[UserName] = []
             for index in range(users_n):

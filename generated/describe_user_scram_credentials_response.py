@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -195,7 +195,7 @@ class DescribeUserScramCredentialsResponse(GeneratedStruct):
 # --- CredentialInfo, version 0 (flexible) ---
 
 def _read_CredentialInfo_v0(buf: bytes, pos: int) -> tuple[CredentialInfo, int]:
-    info = CredentialInfo.__new__(CredentialInfo)
+    info = blank_instance(CredentialInfo)
     field = ""
     index = 0
     try:
@@ -239,7 +239,7 @@ def _size_CredentialInfo_v0(info: CredentialInfo) -> int:
 # --- DescribeUserScramCredentialsResult, version 0 (flexible) ---
 
 def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsResult, int]:
-    result = DescribeUserScramCredentialsResult.__new__(DescribeUserScramCredentialsResult)
+    result = blank_instance(DescribeUserScramCredentialsResult)
     field = ""
     index = 0
     size = len(buf)
@@ -270,6 +270,8 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
             credential_infos_n, pos = _w.read_count(buf, pos, True)
         if credential_infos_n < 0:
             raise DecodeError("non-nullable field credential_infos was null", offset=pos)
+        elif credential_infos_n == 0:  # no element: no loop to set up
+            result.credential_infos = []
         else:
             credential_infos_items: list[CredentialInfo] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -356,7 +358,7 @@ def _size_DescribeUserScramCredentialsResult_v0(result: DescribeUserScramCredent
 # --- DescribeUserScramCredentialsResponse, version 0 (flexible) ---
 
 def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeUserScramCredentialsResponse, int]:
-    response = DescribeUserScramCredentialsResponse.__new__(DescribeUserScramCredentialsResponse)
+    response = blank_instance(DescribeUserScramCredentialsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -380,6 +382,8 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[DescribeUserScramCredentialsResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -130,7 +130,7 @@ class ElectLeadersRequest(GeneratedStruct):
 # --- TopicPartitions, versions 0-1 ---
 
 def _read_TopicPartitions_v0_1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     try:
@@ -183,7 +183,7 @@ def _size_TopicPartitions_v0_1(partitions: TopicPartitions) -> int:
 # --- TopicPartitions, version 2 (flexible) ---
 
 def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -268,7 +268,7 @@ def _size_TopicPartitions_v2(partitions: TopicPartitions) -> int:
 # --- ElectLeadersRequest, version 0 ---
 
 def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     request.election_type = 0
     field = ""
     index = 0
@@ -278,6 +278,8 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for index in range(topic_partitions_n):
@@ -329,7 +331,7 @@ def _size_ElectLeadersRequest_v0(request: ElectLeadersRequest) -> int:
 # --- ElectLeadersRequest, version 1 ---
 
 def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     field = ""
     index = 0
     try:
@@ -341,6 +343,8 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for index in range(topic_partitions_n):
@@ -392,7 +396,7 @@ def _size_ElectLeadersRequest_v1(request: ElectLeadersRequest) -> int:
 # --- ElectLeadersRequest, version 2 (flexible) ---
 
 def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequest, int]:
-    request = ElectLeadersRequest.__new__(ElectLeadersRequest)
+    request = blank_instance(ElectLeadersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -409,6 +413,8 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             request.topic_partitions = None
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for index in range(topic_partitions_n):

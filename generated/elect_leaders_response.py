@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -181,7 +181,7 @@ class ElectLeadersResponse(GeneratedStruct):
 # --- PartitionResult, versions 0-1 ---
 
 def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     try:
@@ -218,7 +218,7 @@ def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
 # --- PartitionResult, version 2 (flexible) ---
 
 def _read_PartitionResult_v2(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -273,7 +273,7 @@ def _size_PartitionResult_v2(result: PartitionResult) -> int:
 # --- ReplicaElectionResult, versions 0-1 ---
 
 def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
-    result = ReplicaElectionResult.__new__(ReplicaElectionResult)
+    result = blank_instance(ReplicaElectionResult)
     field = ""
     index = 0
     try:
@@ -284,6 +284,8 @@ def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElect
         partition_result_n, pos = _w.read_count(buf, pos, False)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
+        elif partition_result_n == 0:  # no element: no loop to set up
+            result.partition_result = []
         else:
             partition_result_items: list[PartitionResult] = []
             for index in range(partition_result_n):
@@ -333,7 +335,7 @@ def _size_ReplicaElectionResult_v0_1(result: ReplicaElectionResult) -> int:
 # --- ReplicaElectionResult, version 2 (flexible) ---
 
 def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectionResult, int]:
-    result = ReplicaElectionResult.__new__(ReplicaElectionResult)
+    result = blank_instance(ReplicaElectionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -354,6 +356,8 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
             partition_result_n, pos = _w.read_count(buf, pos, True)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
+        elif partition_result_n == 0:  # no element: no loop to set up
+            result.partition_result = []
         else:
             partition_result_items: list[PartitionResult] = []
             for index in range(partition_result_n):
@@ -424,7 +428,7 @@ def _size_ReplicaElectionResult_v2(result: ReplicaElectionResult) -> int:
 # --- ElectLeadersResponse, version 0 ---
 
 def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -437,6 +441,8 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            response.replica_election_results = []
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for index in range(replica_election_results_n):
@@ -485,7 +491,7 @@ def _size_ElectLeadersResponse_v0(response: ElectLeadersResponse) -> int:
 # --- ElectLeadersResponse, version 1 ---
 
 def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     field = ""
     index = 0
     try:
@@ -497,6 +503,8 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            response.replica_election_results = []
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for index in range(replica_election_results_n):
@@ -543,7 +551,7 @@ def _size_ElectLeadersResponse_v1(response: ElectLeadersResponse) -> int:
 # --- ElectLeadersResponse, version 2 (flexible) ---
 
 def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersResponse, int]:
-    response = ElectLeadersResponse.__new__(ElectLeadersResponse)
+    response = blank_instance(ElectLeadersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -560,6 +568,8 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
             replica_election_results_n, pos = _w.read_count(buf, pos, True)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
+        elif replica_election_results_n == 0:  # no element: no loop to set up
+            response.replica_election_results = []
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for index in range(replica_election_results_n):

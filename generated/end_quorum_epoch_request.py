@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -292,7 +292,7 @@ class EndQuorumEpochRequest(GeneratedStruct):
 # --- ReplicaInfo, version 1 (flexible) ---
 
 def _read_ReplicaInfo_v1(buf: bytes, pos: int) -> tuple[ReplicaInfo, int]:
-    info = ReplicaInfo.__new__(ReplicaInfo)
+    info = blank_instance(ReplicaInfo)
     field = ""
     index = 0
     try:
@@ -341,7 +341,7 @@ def _size_ReplicaInfo_v1(info: ReplicaInfo) -> int:
 # --- PartitionData, version 0 ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -392,7 +392,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -409,6 +409,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             preferred_candidates_n, pos = _w.read_count(buf, pos, True)
         if preferred_candidates_n < 0:
             raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
+        elif preferred_candidates_n == 0:  # no element: no loop to set up
+            data.preferred_candidates = []
         else:
             preferred_candidates_items: list[ReplicaInfo] = []
             for index in range(preferred_candidates_n):
@@ -471,7 +473,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     try:
@@ -482,6 +484,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -531,7 +535,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -552,6 +556,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -622,7 +628,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- LeaderEndpoint, version 1 (flexible) ---
 
 def _read_LeaderEndpoint_v1(buf: bytes, pos: int) -> tuple[LeaderEndpoint, int]:
-    endpoint = LeaderEndpoint.__new__(LeaderEndpoint)
+    endpoint = blank_instance(LeaderEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -701,7 +707,7 @@ def _size_LeaderEndpoint_v1(endpoint: LeaderEndpoint) -> int:
 # --- EndQuorumEpochRequest, version 0 ---
 
 def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
-    request = EndQuorumEpochRequest.__new__(EndQuorumEpochRequest)
+    request = blank_instance(EndQuorumEpochRequest)
     field = ""
     index = 0
     try:
@@ -712,6 +718,8 @@ def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -759,7 +767,7 @@ def _size_EndQuorumEpochRequest_v0(request: EndQuorumEpochRequest) -> int:
 # --- EndQuorumEpochRequest, version 1 (flexible) ---
 
 def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochRequest, int]:
-    request = EndQuorumEpochRequest.__new__(EndQuorumEpochRequest)
+    request = blank_instance(EndQuorumEpochRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -780,6 +788,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -795,6 +805,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
             leader_endpoints_n, pos = _w.read_count(buf, pos, True)
         if leader_endpoints_n < 0:
             raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
+        elif leader_endpoints_n == 0:  # no element: no loop to set up
+            request.leader_endpoints = KeyedList()
         else:
             leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
             for index in range(leader_endpoints_n):

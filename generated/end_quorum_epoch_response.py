@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -242,7 +242,7 @@ class EndQuorumEpochResponse(GeneratedStruct):
 # --- PartitionData, version 0 ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -274,7 +274,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -318,7 +318,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- TopicData, version 0 ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -330,6 +330,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -390,7 +392,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -411,6 +413,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -492,7 +496,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- NodeEndpoint, version 1 (flexible) ---
 
 def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -559,7 +563,7 @@ def _size_NodeEndpoint_v1(endpoint: NodeEndpoint) -> int:
 # --- EndQuorumEpochResponse, version 0 ---
 
 def _read_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
-    response = EndQuorumEpochResponse.__new__(EndQuorumEpochResponse)
+    response = blank_instance(EndQuorumEpochResponse)
     field = ""
     index = 0
     try:
@@ -571,6 +575,8 @@ def _read_EndQuorumEpochResponse_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -619,7 +625,7 @@ def _size_EndQuorumEpochResponse_v0(response: EndQuorumEpochResponse) -> int:
 # --- EndQuorumEpochResponse, version 1 (flexible) ---
 
 def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpochResponse, int]:
-    response = EndQuorumEpochResponse.__new__(EndQuorumEpochResponse)
+    response = blank_instance(EndQuorumEpochResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -636,6 +642,8 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -671,6 +679,8 @@ def _read_EndQuorumEpochResponse_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoc
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):

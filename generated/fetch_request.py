@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -387,7 +387,7 @@ class FetchRequest(GeneratedStruct):
 # --- ReplicaState, versions 15-18 (flexible) ---
 
 def _read_ReplicaState_v15_18(buf: bytes, pos: int) -> tuple[ReplicaState, int]:
-    state = ReplicaState.__new__(ReplicaState)
+    state = blank_instance(ReplicaState)
     field = ""
     index = 0
     try:
@@ -431,7 +431,7 @@ def _size_ReplicaState_v15_18(state: ReplicaState) -> int:
 # --- FetchPartition, version 4 ---
 
 def _read_FetchPartition_v4(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.current_leader_epoch = -1
     partition.last_fetched_epoch = -1
     partition.log_start_offset = -1
@@ -470,7 +470,7 @@ def _size_FetchPartition_v4(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 5-8 ---
 
 def _read_FetchPartition_v5_8(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.current_leader_epoch = -1
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
@@ -508,7 +508,7 @@ def _size_FetchPartition_v5_8(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 9-11 ---
 
 def _read_FetchPartition_v9_11(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.last_fetched_epoch = -1
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
@@ -545,7 +545,7 @@ def _size_FetchPartition_v9_11(partition: FetchPartition) -> int:
 # --- FetchPartition, versions 12-16 (flexible) ---
 
 def _read_FetchPartition_v12_16(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
     field = ""
@@ -591,7 +591,7 @@ def _size_FetchPartition_v12_16(partition: FetchPartition) -> int:
 # --- FetchPartition, version 17 (flexible) ---
 
 def _read_FetchPartition_v17(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.high_watermark = 9223372036854775807
     partition.replica_directory_id = _ZERO_UUID
     field = ""
@@ -670,7 +670,7 @@ def _size_FetchPartition_v17(partition: FetchPartition) -> int:
 # --- FetchPartition, version 18 (flexible) ---
 
 def _read_FetchPartition_v18(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     partition.replica_directory_id = _ZERO_UUID
     partition.high_watermark = 9223372036854775807
     field = ""
@@ -765,7 +765,7 @@ def _size_FetchPartition_v18(partition: FetchPartition) -> int:
 # --- FetchTopic, version 4 ---
 
 def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -777,6 +777,8 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -826,7 +828,7 @@ def _size_FetchTopic_v4(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 5-8 ---
 
 def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -838,6 +840,8 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -887,7 +891,7 @@ def _size_FetchTopic_v5_8(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 9-11 ---
 
 def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -899,6 +903,8 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -948,7 +954,7 @@ def _size_FetchTopic_v9_11(topic: FetchTopic) -> int:
 # --- FetchTopic, version 12 (flexible) ---
 
 def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -970,6 +976,8 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -1040,7 +1048,7 @@ def _size_FetchTopic_v12(topic: FetchTopic) -> int:
 # --- FetchTopic, versions 13-16 (flexible) ---
 
 def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1057,6 +1065,8 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -1120,7 +1130,7 @@ def _size_FetchTopic_v13_16(topic: FetchTopic) -> int:
 # --- FetchTopic, version 17 (flexible) ---
 
 def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1137,6 +1147,8 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -1200,7 +1212,7 @@ def _size_FetchTopic_v17(topic: FetchTopic) -> int:
 # --- FetchTopic, version 18 (flexible) ---
 
 def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1217,6 +1229,8 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
             for index in range(partitions_n):
@@ -1280,7 +1294,7 @@ def _size_FetchTopic_v18(topic: FetchTopic) -> int:
 # --- ForgottenTopic, versions 7-11 ---
 
 def _read_ForgottenTopic_v7_11(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1334,7 +1348,7 @@ def _size_ForgottenTopic_v7_11(topic: ForgottenTopic) -> int:
 # --- ForgottenTopic, version 12 (flexible) ---
 
 def _read_ForgottenTopic_v12(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1420,7 +1434,7 @@ def _size_ForgottenTopic_v12(topic: ForgottenTopic) -> int:
 # --- ForgottenTopic, versions 13-18 (flexible) ---
 
 def _read_ForgottenTopic_v13_18(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     topic.topic = ''
     field = ""
     index = 0
@@ -1494,7 +1508,7 @@ def _size_ForgottenTopic_v13_18(topic: ForgottenTopic) -> int:
 # --- FetchRequest, version 4 ---
 
 def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.session_id = 0
     request.session_epoch = -1
@@ -1510,6 +1524,8 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1560,7 +1576,7 @@ def _size_FetchRequest_v4(request: FetchRequest) -> int:
 # --- FetchRequest, versions 5-6 ---
 
 def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.session_id = 0
     request.session_epoch = -1
@@ -1576,6 +1592,8 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1626,7 +1644,7 @@ def _size_FetchRequest_v5_6(request: FetchRequest) -> int:
 # --- FetchRequest, versions 7-8 ---
 
 def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
     field = ""
@@ -1640,6 +1658,8 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1651,6 +1671,8 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -1714,7 +1736,7 @@ def _size_FetchRequest_v7_8(request: FetchRequest) -> int:
 # --- FetchRequest, versions 9-10 ---
 
 def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     request.rack_id = ''
     field = ""
@@ -1728,6 +1750,8 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1739,6 +1763,8 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -1802,7 +1828,7 @@ def _size_FetchRequest_v9_10(request: FetchRequest) -> int:
 # --- FetchRequest, version 11 ---
 
 def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -1815,6 +1841,8 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1826,6 +1854,8 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
         forgotten_topics_data_n, pos = _w.read_count(buf, pos, False)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -1896,7 +1926,7 @@ def _size_FetchRequest_v11(request: FetchRequest) -> int:
 # --- FetchRequest, version 12 (flexible) ---
 
 def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -1914,6 +1944,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -1929,6 +1961,8 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -2067,7 +2101,7 @@ def _size_FetchRequest_v12(request: FetchRequest) -> int:
 # --- FetchRequest, versions 13-14 (flexible) ---
 
 def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -2085,6 +2119,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -2100,6 +2136,8 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -2238,7 +2276,7 @@ def _size_FetchRequest_v13_14(request: FetchRequest) -> int:
 # --- FetchRequest, versions 15-16 (flexible) ---
 
 def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2257,6 +2295,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -2272,6 +2312,8 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -2427,7 +2469,7 @@ def _size_FetchRequest_v15_16(request: FetchRequest) -> int:
 # --- FetchRequest, version 17 (flexible) ---
 
 def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2446,6 +2488,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -2461,6 +2505,8 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -2616,7 +2662,7 @@ def _size_FetchRequest_v17(request: FetchRequest) -> int:
 # --- FetchRequest, version 18 (flexible) ---
 
 def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
-    request = FetchRequest.__new__(FetchRequest)
+    request = blank_instance(FetchRequest)
     request.replica_id = -1
     request.cluster_id = None
     field = ""
@@ -2635,6 +2681,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[FetchTopic] = []
             for index in range(topics_n):
@@ -2650,6 +2698,8 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -512,7 +512,7 @@ class FetchResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 12-18 (flexible) ---
 
 def _read_EpochEndOffset_v12_18(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -556,7 +556,7 @@ def _size_EpochEndOffset_v12_18(epoch_end_offset: EpochEndOffset) -> int:
 # --- LeaderIdAndEpoch, versions 12-18 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v12_18(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -600,7 +600,7 @@ def _size_LeaderIdAndEpoch_v12_18(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- SnapshotId, versions 12-18 (flexible) ---
 
 def _read_SnapshotId_v12_18(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -644,7 +644,7 @@ def _size_SnapshotId_v12_18(snapshot_id: SnapshotId) -> int:
 # --- AbortedTransaction, versions 4-11 ---
 
 def _read_AbortedTransaction_v4_11(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    transaction = AbortedTransaction.__new__(AbortedTransaction)
+    transaction = blank_instance(AbortedTransaction)
     field = ""
     index = 0
     try:
@@ -676,7 +676,7 @@ def _size_AbortedTransaction_v4_11(transaction: AbortedTransaction) -> int:
 # --- AbortedTransaction, versions 12-18 (flexible) ---
 
 def _read_AbortedTransaction_v12_18(buf: bytes, pos: int) -> tuple[AbortedTransaction, int]:
-    transaction = AbortedTransaction.__new__(AbortedTransaction)
+    transaction = blank_instance(AbortedTransaction)
     field = ""
     index = 0
     try:
@@ -720,7 +720,7 @@ def _size_AbortedTransaction_v12_18(transaction: AbortedTransaction) -> int:
 # --- PartitionData, version 4 ---
 
 def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.log_start_offset = -1
     data.preferred_read_replica = -1
     field = ""
@@ -735,6 +735,8 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            data.aborted_transactions = []
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -756,8 +758,12 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -810,7 +816,7 @@ def _size_PartitionData_v4(data: PartitionData) -> int:
 # --- PartitionData, versions 5-10 ---
 
 def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.preferred_read_replica = -1
     field = ""
     index = 0
@@ -824,6 +830,8 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            data.aborted_transactions = []
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -845,8 +853,12 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -899,7 +911,7 @@ def _size_PartitionData_v5_10(data: PartitionData) -> int:
 # --- PartitionData, version 11 ---
 
 def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -912,6 +924,8 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            data.aborted_transactions = []
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -936,8 +950,12 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -990,7 +1008,7 @@ def _size_PartitionData_v11(data: PartitionData) -> int:
 # --- PartitionData, versions 12-18 (flexible) ---
 
 def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -1007,6 +1025,8 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             aborted_transactions_n, pos = _w.read_count(buf, pos, True)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
+        elif aborted_transactions_n == 0:  # no element: no loop to set up
+            data.aborted_transactions = []
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1028,12 +1048,33 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
         (data.preferred_read_replica,) = _unpack_PartitionData_preferred_read_replica(buf, pos)
         pos += 4
         field = "records"
-        records_n, pos = _w.read_length(buf, pos, True)
-        if records_n < 0:
-            data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
-            pos += records_n
+        records_n = buf[pos]  # the length + 1, an unsigned varint
+        if records_n < 0x80:
+            records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            records_n = records_n & 0x7F | buf[pos + 1] << 7
+            records_start = pos + 2
+        else:
+            records_start = size + 1  # longer: the runtime reads it below
+        records_n -= 1
+        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = records_start
+            records_view._end = records_start + records_n
+            data.records = records_view
+            pos = records_start + records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            records_n, pos = _w.read_length(buf, pos, True)
+            if records_n < 0:
+                data.records = None
+            else:
+                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                records_view._buf = buf
+                records_view._start = pos
+                records_view._end = pos + records_n
+                data.records = records_view
+                pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -1164,7 +1205,7 @@ def _size_PartitionData_v12_18(data: PartitionData) -> int:
 # --- FetchableTopicResponse, version 4 ---
 
 def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1176,6 +1217,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1225,7 +1268,7 @@ def _size_FetchableTopicResponse_v4(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, versions 5-10 ---
 
 def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1237,6 +1280,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1286,7 +1331,7 @@ def _size_FetchableTopicResponse_v5_10(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, version 11 ---
 
 def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1298,6 +1343,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1347,7 +1394,7 @@ def _size_FetchableTopicResponse_v11(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, version 12 (flexible) ---
 
 def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1369,6 +1416,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1439,7 +1488,7 @@ def _size_FetchableTopicResponse_v12(response: FetchableTopicResponse) -> int:
 # --- FetchableTopicResponse, versions 13-18 (flexible) ---
 
 def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[FetchableTopicResponse, int]:
-    response = FetchableTopicResponse.__new__(FetchableTopicResponse)
+    response = blank_instance(FetchableTopicResponse)
     response.topic = ''
     field = ""
     index = 0
@@ -1456,6 +1505,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -1519,7 +1570,7 @@ def _size_FetchableTopicResponse_v13_18(response: FetchableTopicResponse) -> int
 # --- NodeEndpoint, versions 16-18 (flexible) ---
 
 def _read_NodeEndpoint_v16_18(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1596,7 +1647,7 @@ def _size_NodeEndpoint_v16_18(endpoint: NodeEndpoint) -> int:
 # --- FetchResponse, version 4 ---
 
 def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
     field = ""
@@ -1610,6 +1661,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -1660,7 +1713,7 @@ def _size_FetchResponse_v4(response: FetchResponse) -> int:
 # --- FetchResponse, versions 5-6 ---
 
 def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     response.error_code = 0
     response.session_id = 0
     field = ""
@@ -1674,6 +1727,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -1724,7 +1779,7 @@ def _size_FetchResponse_v5_6(response: FetchResponse) -> int:
 # --- FetchResponse, versions 7-10 ---
 
 def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     try:
@@ -1736,6 +1791,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -1784,7 +1841,7 @@ def _size_FetchResponse_v7_10(response: FetchResponse) -> int:
 # --- FetchResponse, version 11 ---
 
 def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     try:
@@ -1796,6 +1853,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -1844,7 +1903,7 @@ def _size_FetchResponse_v11(response: FetchResponse) -> int:
 # --- FetchResponse, version 12 (flexible) ---
 
 def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1861,6 +1920,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -1925,7 +1986,7 @@ def _size_FetchResponse_v12(response: FetchResponse) -> int:
 # --- FetchResponse, versions 13-15 (flexible) ---
 
 def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1942,6 +2003,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -2006,7 +2069,7 @@ def _size_FetchResponse_v13_15(response: FetchResponse) -> int:
 # --- FetchResponse, versions 16-18 (flexible) ---
 
 def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
-    response = FetchResponse.__new__(FetchResponse)
+    response = blank_instance(FetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -2023,6 +2086,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[FetchableTopicResponse] = []
             for index in range(responses_n):
@@ -2058,6 +2123,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):

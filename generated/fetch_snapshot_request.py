@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -249,7 +249,7 @@ class FetchSnapshotRequest(GeneratedStruct):
 # --- SnapshotId, versions 0-1 (flexible) ---
 
 def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -293,7 +293,7 @@ def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
 # --- PartitionSnapshot, version 0 (flexible) ---
 
 def _read_PartitionSnapshot_v0(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -350,7 +350,7 @@ def _size_PartitionSnapshot_v0(snapshot: PartitionSnapshot) -> int:
 # --- PartitionSnapshot, version 1 (flexible) ---
 
 def _read_PartitionSnapshot_v1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     snapshot.replica_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -440,7 +440,7 @@ def _size_PartitionSnapshot_v1(snapshot: PartitionSnapshot) -> int:
 # --- TopicSnapshot, version 0 (flexible) ---
 
 def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -461,6 +461,8 @@ def _read_TopicSnapshot_v0(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            snapshot.partitions = []
         else:
             partitions_items: list[PartitionSnapshot] = []
             for index in range(partitions_n):
@@ -531,7 +533,7 @@ def _size_TopicSnapshot_v0(snapshot: TopicSnapshot) -> int:
 # --- TopicSnapshot, version 1 (flexible) ---
 
 def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -552,6 +554,8 @@ def _read_TopicSnapshot_v1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            snapshot.partitions = []
         else:
             partitions_items: list[PartitionSnapshot] = []
             for index in range(partitions_n):
@@ -622,7 +626,7 @@ def _size_TopicSnapshot_v1(snapshot: TopicSnapshot) -> int:
 # --- FetchSnapshotRequest, version 0 (flexible) ---
 
 def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    request = FetchSnapshotRequest.__new__(FetchSnapshotRequest)
+    request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -640,6 +644,8 @@ def _read_FetchSnapshotRequest_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicSnapshot] = []
             for index in range(topics_n):
@@ -740,7 +746,7 @@ def _size_FetchSnapshotRequest_v0(request: FetchSnapshotRequest) -> int:
 # --- FetchSnapshotRequest, version 1 (flexible) ---
 
 def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRequest, int]:
-    request = FetchSnapshotRequest.__new__(FetchSnapshotRequest)
+    request = blank_instance(FetchSnapshotRequest)
     request.cluster_id = None
     field = ""
     index = 0
@@ -758,6 +764,8 @@ def _read_FetchSnapshotRequest_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicSnapshot] = []
             for index in range(topics_n):

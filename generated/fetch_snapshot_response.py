@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -361,7 +361,7 @@ class FetchSnapshotResponse(GeneratedStruct):
 # --- SnapshotId, versions 0-1 (flexible) ---
 
 def _read_SnapshotId_v0_1(buf: bytes, pos: int) -> tuple[SnapshotId, int]:
-    snapshot_id = SnapshotId.__new__(SnapshotId)
+    snapshot_id = blank_instance(SnapshotId)
     field = ""
     index = 0
     try:
@@ -405,7 +405,7 @@ def _size_SnapshotId_v0_1(snapshot_id: SnapshotId) -> int:
 # --- LeaderIdAndEpoch, versions 0-1 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v0_1(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -449,9 +449,10 @@ def _size_LeaderIdAndEpoch_v0_1(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- PartitionSnapshot, versions 0-1 (flexible) ---
 
 def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapshot, int]:
-    snapshot = PartitionSnapshot.__new__(PartitionSnapshot)
+    snapshot = blank_instance(PartitionSnapshot)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "index, error_code"
         snapshot.index, snapshot.error_code = _unpack_PartitionSnapshot_index_error_code(buf, pos)
@@ -462,12 +463,33 @@ def _read_PartitionSnapshot_v0_1(buf: bytes, pos: int) -> tuple[PartitionSnapsho
         snapshot.size_, snapshot.position = _unpack_PartitionSnapshot_size__position(buf, pos)
         pos += 16
         field = "unaligned_records"
-        unaligned_records_n, pos = _w.read_length(buf, pos, True)
-        if unaligned_records_n < 0:
-            raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            snapshot.unaligned_records = RecordsView(buf, pos, pos + unaligned_records_n)
-            pos += unaligned_records_n
+        unaligned_records_n = buf[pos]  # the length + 1, an unsigned varint
+        if unaligned_records_n < 0x80:
+            unaligned_records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            unaligned_records_n = unaligned_records_n & 0x7F | buf[pos + 1] << 7
+            unaligned_records_start = pos + 2
+        else:
+            unaligned_records_start = size + 1  # longer: the runtime reads it below
+        unaligned_records_n -= 1
+        if 0 <= unaligned_records_n <= size - unaligned_records_start:  # the usual case: a length that fits
+            unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            unaligned_records_view._buf = buf
+            unaligned_records_view._start = unaligned_records_start
+            unaligned_records_view._end = unaligned_records_start + unaligned_records_n
+            snapshot.unaligned_records = unaligned_records_view
+            pos = unaligned_records_start + unaligned_records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            unaligned_records_n, pos = _w.read_length(buf, pos, True)
+            if unaligned_records_n < 0:
+                raise DecodeError("non-nullable field unaligned_records was null", offset=pos)
+            else:
+                unaligned_records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                unaligned_records_view._buf = buf
+                unaligned_records_view._start = pos
+                unaligned_records_view._end = pos + unaligned_records_n
+                snapshot.unaligned_records = unaligned_records_view
+                pos += unaligned_records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -552,7 +574,7 @@ def _size_PartitionSnapshot_v0_1(snapshot: PartitionSnapshot) -> int:
 # --- TopicSnapshot, versions 0-1 (flexible) ---
 
 def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
-    snapshot = TopicSnapshot.__new__(TopicSnapshot)
+    snapshot = blank_instance(TopicSnapshot)
     field = ""
     index = 0
     size = len(buf)
@@ -573,6 +595,8 @@ def _read_TopicSnapshot_v0_1(buf: bytes, pos: int) -> tuple[TopicSnapshot, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            snapshot.partitions = []
         else:
             partitions_items: list[PartitionSnapshot] = []
             for index in range(partitions_n):
@@ -643,7 +667,7 @@ def _size_TopicSnapshot_v0_1(snapshot: TopicSnapshot) -> int:
 # --- NodeEndpoint, version 1 (flexible) ---
 
 def _read_NodeEndpoint_v1(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -710,7 +734,7 @@ def _size_NodeEndpoint_v1(endpoint: NodeEndpoint) -> int:
 # --- FetchSnapshotResponse, version 0 (flexible) ---
 
 def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    response = FetchSnapshotResponse.__new__(FetchSnapshotResponse)
+    response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -727,6 +751,8 @@ def _read_FetchSnapshotResponse_v0(buf: bytes, pos: int) -> tuple[FetchSnapshotR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicSnapshot] = []
             for index in range(topics_n):
@@ -791,7 +817,7 @@ def _size_FetchSnapshotResponse_v0(response: FetchSnapshotResponse) -> int:
 # --- FetchSnapshotResponse, version 1 (flexible) ---
 
 def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotResponse, int]:
-    response = FetchSnapshotResponse.__new__(FetchSnapshotResponse)
+    response = blank_instance(FetchSnapshotResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -808,6 +834,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicSnapshot] = []
             for index in range(topics_n):
@@ -843,6 +871,8 @@ def _read_FetchSnapshotResponse_v1(buf: bytes, pos: int) -> tuple[FetchSnapshotR
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):

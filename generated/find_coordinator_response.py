@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -186,7 +186,7 @@ class FindCoordinatorResponse(GeneratedStruct):
 # --- Coordinator, versions 4-6 (flexible) ---
 
 def _read_Coordinator_v4_6(buf: bytes, pos: int) -> tuple[Coordinator, int]:
-    coordinator = Coordinator.__new__(Coordinator)
+    coordinator = blank_instance(Coordinator)
     field = ""
     index = 0
     size = len(buf)
@@ -280,7 +280,7 @@ def _size_Coordinator_v4_6(coordinator: Coordinator) -> int:
 # --- FindCoordinatorResponse, version 0 ---
 
 def _read_FindCoordinatorResponse_v0(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     response.throttle_time_ms = 0
     response.error_message = ''
     field = ""
@@ -328,7 +328,7 @@ def _size_FindCoordinatorResponse_v0(response: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 1-2 ---
 
 def _read_FindCoordinatorResponse_v1_2(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     field = ""
     index = 0
     try:
@@ -384,7 +384,7 @@ def _size_FindCoordinatorResponse_v1_2(response: FindCoordinatorResponse) -> int
 # --- FindCoordinatorResponse, version 3 (flexible) ---
 
 def _read_FindCoordinatorResponse_v3(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -468,7 +468,7 @@ def _size_FindCoordinatorResponse_v3(response: FindCoordinatorResponse) -> int:
 # --- FindCoordinatorResponse, versions 4-6 (flexible) ---
 
 def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordinatorResponse, int]:
-    response = FindCoordinatorResponse.__new__(FindCoordinatorResponse)
+    response = blank_instance(FindCoordinatorResponse)
     response.error_code = 0
     response.error_message = ''
     response.node_id = 0
@@ -490,6 +490,8 @@ def _read_FindCoordinatorResponse_v4_6(buf: bytes, pos: int) -> tuple[FindCoordi
             coordinators_n, pos = _w.read_count(buf, pos, True)
         if coordinators_n < 0:
             raise DecodeError("non-nullable field coordinators was null", offset=pos)
+        elif coordinators_n == 0:  # no element: no loop to set up
+            response.coordinators = []
         else:
             coordinators_items: list[Coordinator] = []
             for index in range(coordinators_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -188,7 +188,7 @@ class GroupMetadataValue(GeneratedStruct):
 # --- MemberMetadata, version 0 ---
 
 def _read_MemberMetadata_v0(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     metadata.group_instance_id = None
     metadata.rebalance_timeout = -1
     field = ""
@@ -257,7 +257,7 @@ def _size_MemberMetadata_v0(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, versions 1-2 ---
 
 def _read_MemberMetadata_v1_2(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     metadata.group_instance_id = None
     field = ""
     index = 0
@@ -325,7 +325,7 @@ def _size_MemberMetadata_v1_2(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, version 3 ---
 
 def _read_MemberMetadata_v3(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     field = ""
     index = 0
     try:
@@ -397,7 +397,7 @@ def _size_MemberMetadata_v3(metadata: MemberMetadata) -> int:
 # --- MemberMetadata, version 4 (flexible) ---
 
 def _read_MemberMetadata_v4(buf: bytes, pos: int) -> tuple[MemberMetadata, int]:
-    metadata = MemberMetadata.__new__(MemberMetadata)
+    metadata = blank_instance(MemberMetadata)
     field = ""
     index = 0
     size = len(buf)
@@ -517,7 +517,7 @@ def _size_MemberMetadata_v4(metadata: MemberMetadata) -> int:
 # --- GroupMetadataValue, version 0 ---
 
 def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     value.current_state_timestamp = -1
     field = ""
     index = 0
@@ -536,6 +536,8 @@ def _read_GroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            value.members = []
         else:
             members_items: list[MemberMetadata] = []
             for index in range(members_n):
@@ -593,7 +595,7 @@ def _size_GroupMetadataValue_v0(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 1 ---
 
 def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     value.current_state_timestamp = -1
     field = ""
     index = 0
@@ -612,6 +614,8 @@ def _read_GroupMetadataValue_v1(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            value.members = []
         else:
             members_items: list[MemberMetadata] = []
             for index in range(members_n):
@@ -669,7 +673,7 @@ def _size_GroupMetadataValue_v1(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 2 ---
 
 def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     try:
@@ -690,6 +694,8 @@ def _read_GroupMetadataValue_v2(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            value.members = []
         else:
             members_items: list[MemberMetadata] = []
             for index in range(members_n):
@@ -749,7 +755,7 @@ def _size_GroupMetadataValue_v2(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 3 ---
 
 def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     try:
@@ -770,6 +776,8 @@ def _read_GroupMetadataValue_v3(buf: bytes, pos: int) -> tuple[GroupMetadataValu
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            value.members = []
         else:
             members_items: list[MemberMetadata] = []
             for index in range(members_n):
@@ -829,7 +837,7 @@ def _size_GroupMetadataValue_v3(value: GroupMetadataValue) -> int:
 # --- GroupMetadataValue, version 4 (flexible) ---
 
 def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValue, int]:
-    value = GroupMetadataValue.__new__(GroupMetadataValue)
+    value = blank_instance(GroupMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -870,6 +878,8 @@ def _read_GroupMetadataValue_v4(buf: bytes, pos: int) -> tuple[GroupMetadataValu
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            value.members = []
         else:
             members_items: list[MemberMetadata] = []
             for index in range(members_n):

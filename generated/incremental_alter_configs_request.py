@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -182,7 +182,7 @@ class IncrementalAlterConfigsRequest(GeneratedStruct):
 # --- AlterableConfig, version 0 ---
 
 def _read_AlterableConfig_v0(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     try:
@@ -226,7 +226,7 @@ def _size_AlterableConfig_v0(config: AlterableConfig) -> int:
 # --- AlterableConfig, version 1 (flexible) ---
 
 def _read_AlterableConfig_v1(buf: bytes, pos: int) -> tuple[AlterableConfig, int]:
-    config = AlterableConfig.__new__(AlterableConfig)
+    config = blank_instance(AlterableConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -298,7 +298,7 @@ def _size_AlterableConfig_v1(config: AlterableConfig) -> int:
 # --- AlterConfigsResource, version 0 ---
 
 def _read_AlterConfigsResource_v0(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     try:
@@ -312,6 +312,8 @@ def _read_AlterConfigsResource_v0(buf: bytes, pos: int) -> tuple[AlterConfigsRes
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            resource.configs = KeyedList()
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for index in range(configs_n):
@@ -363,7 +365,7 @@ def _size_AlterConfigsResource_v0(resource: AlterConfigsResource) -> int:
 # --- AlterConfigsResource, version 1 (flexible) ---
 
 def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsResource, int]:
-    resource = AlterConfigsResource.__new__(AlterConfigsResource)
+    resource = blank_instance(AlterConfigsResource)
     field = ""
     index = 0
     size = len(buf)
@@ -387,6 +389,8 @@ def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
+        elif configs_n == 0:  # no element: no loop to set up
+            resource.configs = KeyedList()
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for index in range(configs_n):
@@ -459,7 +463,7 @@ def _size_AlterConfigsResource_v1(resource: AlterConfigsResource) -> int:
 # --- IncrementalAlterConfigsRequest, version 0 ---
 
 def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsRequest, int]:
-    request = IncrementalAlterConfigsRequest.__new__(IncrementalAlterConfigsRequest)
+    request = blank_instance(IncrementalAlterConfigsRequest)
     field = ""
     index = 0
     try:
@@ -468,6 +472,8 @@ def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[Incre
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = KeyedList()
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for index in range(resources_n):
@@ -517,7 +523,7 @@ def _size_IncrementalAlterConfigsRequest_v0(request: IncrementalAlterConfigsRequ
 # --- IncrementalAlterConfigsRequest, version 1 (flexible) ---
 
 def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsRequest, int]:
-    request = IncrementalAlterConfigsRequest.__new__(IncrementalAlterConfigsRequest)
+    request = blank_instance(IncrementalAlterConfigsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -531,6 +537,8 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
+        elif resources_n == 0:  # no element: no loop to set up
+            request.resources = KeyedList()
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for index in range(resources_n):

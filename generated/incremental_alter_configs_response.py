@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class IncrementalAlterConfigsResponse(GeneratedStruct):
 # --- AlterConfigsResourceResponse, version 0 ---
 
 def _read_AlterConfigsResourceResponse_v0(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     try:
@@ -186,7 +186,7 @@ def _size_AlterConfigsResourceResponse_v0(response: AlterConfigsResourceResponse
 # --- AlterConfigsResourceResponse, version 1 (flexible) ---
 
 def _read_AlterConfigsResourceResponse_v1(buf: bytes, pos: int) -> tuple[AlterConfigsResourceResponse, int]:
-    response = AlterConfigsResourceResponse.__new__(AlterConfigsResourceResponse)
+    response = blank_instance(AlterConfigsResourceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -263,7 +263,7 @@ def _size_AlterConfigsResourceResponse_v1(response: AlterConfigsResourceResponse
 # --- IncrementalAlterConfigsResponse, version 0 ---
 
 def _read_IncrementalAlterConfigsResponse_v0(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsResponse, int]:
-    response = IncrementalAlterConfigsResponse.__new__(IncrementalAlterConfigsResponse)
+    response = blank_instance(IncrementalAlterConfigsResponse)
     field = ""
     index = 0
     try:
@@ -275,6 +275,8 @@ def _read_IncrementalAlterConfigsResponse_v0(buf: bytes, pos: int) -> tuple[Incr
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
             for index in range(responses_n):
@@ -321,7 +323,7 @@ def _size_IncrementalAlterConfigsResponse_v0(response: IncrementalAlterConfigsRe
 # --- IncrementalAlterConfigsResponse, version 1 (flexible) ---
 
 def _read_IncrementalAlterConfigsResponse_v1(buf: bytes, pos: int) -> tuple[IncrementalAlterConfigsResponse, int]:
-    response = IncrementalAlterConfigsResponse.__new__(IncrementalAlterConfigsResponse)
+    response = blank_instance(IncrementalAlterConfigsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -338,6 +340,8 @@ def _read_IncrementalAlterConfigsResponse_v1(buf: bytes, pos: int) -> tuple[Incr
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = []
         else:
             responses_items: list[AlterConfigsResourceResponse] = []
             for index in range(responses_n):

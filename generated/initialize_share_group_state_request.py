@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -176,7 +176,7 @@ class InitializeShareGroupStateRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -220,7 +220,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- InitializeStateData, version 0 (flexible) ---
 
 def _read_InitializeStateData_v0(buf: bytes, pos: int) -> tuple[InitializeStateData, int]:
-    data = InitializeStateData.__new__(InitializeStateData)
+    data = blank_instance(InitializeStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -236,6 +236,8 @@ def _read_InitializeStateData_v0(buf: bytes, pos: int) -> tuple[InitializeStateD
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -310,7 +312,7 @@ def _size_InitializeStateData_v0(data: InitializeStateData) -> int:
 # --- InitializeShareGroupStateRequest, version 0 (flexible) ---
 
 def _read_InitializeShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[InitializeShareGroupStateRequest, int]:
-    request = InitializeShareGroupStateRequest.__new__(InitializeShareGroupStateRequest)
+    request = blank_instance(InitializeShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -331,6 +333,8 @@ def _read_InitializeShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[Ini
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[InitializeStateData] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -159,7 +159,7 @@ class JoinGroupRequest(GeneratedStruct):
 # --- JoinGroupRequestProtocol, versions 0-5 ---
 
 def _read_JoinGroupRequestProtocol_v0_5(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    protocol = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
+    protocol = blank_instance(JoinGroupRequestProtocol)
     field = ""
     index = 0
     try:
@@ -200,7 +200,7 @@ def _size_JoinGroupRequestProtocol_v0_5(protocol: JoinGroupRequestProtocol) -> i
 # --- JoinGroupRequestProtocol, versions 6-9 (flexible) ---
 
 def _read_JoinGroupRequestProtocol_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupRequestProtocol, int]:
-    protocol = JoinGroupRequestProtocol.__new__(JoinGroupRequestProtocol)
+    protocol = blank_instance(JoinGroupRequestProtocol)
     field = ""
     index = 0
     size = len(buf)
@@ -264,7 +264,7 @@ def _size_JoinGroupRequestProtocol_v6_9(protocol: JoinGroupRequestProtocol) -> i
 # --- JoinGroupRequest, version 0 ---
 
 def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.rebalance_timeout_ms = -1
     request.group_instance_id = None
     request.reason = None
@@ -285,6 +285,8 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for index in range(protocols_n):
@@ -348,7 +350,7 @@ def _size_JoinGroupRequest_v0(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 1-4 ---
 
 def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.group_instance_id = None
     request.reason = None
     field = ""
@@ -368,6 +370,8 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for index in range(protocols_n):
@@ -431,7 +435,7 @@ def _size_JoinGroupRequest_v1_4(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, version 5 ---
 
 def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.reason = None
     field = ""
     index = 0
@@ -452,6 +456,8 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for index in range(protocols_n):
@@ -516,7 +522,7 @@ def _size_JoinGroupRequest_v5(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 6-7 (flexible) ---
 
 def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     request.reason = None
     field = ""
     index = 0
@@ -562,6 +568,8 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for index in range(protocols_n):
@@ -657,7 +665,7 @@ def _size_JoinGroupRequest_v6_7(request: JoinGroupRequest) -> int:
 # --- JoinGroupRequest, versions 8-9 (flexible) ---
 
 def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest, int]:
-    request = JoinGroupRequest.__new__(JoinGroupRequest)
+    request = blank_instance(JoinGroupRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -702,6 +710,8 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
+        elif protocols_n == 0:  # no element: no loop to set up
+            request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for index in range(protocols_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -172,7 +172,7 @@ class JoinGroupResponse(GeneratedStruct):
 # --- JoinGroupResponseMember, versions 0-4 ---
 
 def _read_JoinGroupResponseMember_v0_4(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     member.group_instance_id = None
     field = ""
     index = 0
@@ -214,7 +214,7 @@ def _size_JoinGroupResponseMember_v0_4(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, version 5 ---
 
 def _read_JoinGroupResponseMember_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     field = ""
     index = 0
     try:
@@ -260,7 +260,7 @@ def _size_JoinGroupResponseMember_v5(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponseMember, versions 6-9 (flexible) ---
 
 def _read_JoinGroupResponseMember_v6_9(buf: bytes, pos: int) -> tuple[JoinGroupResponseMember, int]:
-    member = JoinGroupResponseMember.__new__(JoinGroupResponseMember)
+    member = blank_instance(JoinGroupResponseMember)
     field = ""
     index = 0
     size = len(buf)
@@ -334,7 +334,7 @@ def _size_JoinGroupResponseMember_v6_9(member: JoinGroupResponseMember) -> int:
 # --- JoinGroupResponse, versions 0-1 ---
 
 def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.throttle_time_ms = 0
     response.protocol_type = None
     response.skip_assignment = False
@@ -355,6 +355,8 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):
@@ -418,7 +420,7 @@ def _size_JoinGroupResponse_v0_1(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, versions 2-4 ---
 
 def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -438,6 +440,8 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):
@@ -501,7 +505,7 @@ def _size_JoinGroupResponse_v2_4(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 5 ---
 
 def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -521,6 +525,8 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):
@@ -584,7 +590,7 @@ def _size_JoinGroupResponse_v5(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 6 (flexible) ---
 
 def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.protocol_type = None
     response.skip_assignment = False
     field = ""
@@ -624,6 +630,8 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):
@@ -718,7 +726,7 @@ def _size_JoinGroupResponse_v6(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, versions 7-8 (flexible) ---
 
 def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     response.skip_assignment = False
     field = ""
     index = 0
@@ -764,6 +772,8 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):
@@ -854,7 +864,7 @@ def _size_JoinGroupResponse_v7_8(response: JoinGroupResponse) -> int:
 # --- JoinGroupResponse, version 9 (flexible) ---
 
 def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse, int]:
-    response = JoinGroupResponse.__new__(JoinGroupResponse)
+    response = blank_instance(JoinGroupResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -902,6 +912,8 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
             for index in range(members_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -341,7 +341,7 @@ class LeaderAndIsrRequest(GeneratedStruct):
 # --- LeaderAndIsrPartitionState, version 0 ---
 
 def _read_LeaderAndIsrPartitionState_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.is_new = False
     state.leader_recovery_state = 0
     field = ""
@@ -427,7 +427,7 @@ def _size_LeaderAndIsrPartitionState_v0(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 1 ---
 
 def _read_LeaderAndIsrPartitionState_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.leader_recovery_state = 0
     field = ""
     index = 0
@@ -517,7 +517,7 @@ def _size_LeaderAndIsrPartitionState_v1(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 2 ---
 
 def _read_LeaderAndIsrPartitionState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -601,7 +601,7 @@ def _size_LeaderAndIsrPartitionState_v2(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, version 3 ---
 
 def _read_LeaderAndIsrPartitionState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -723,7 +723,7 @@ def _size_LeaderAndIsrPartitionState_v3(state: LeaderAndIsrPartitionState) -> in
 # --- LeaderAndIsrPartitionState, versions 4-5 (flexible) ---
 
 def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     state.leader_recovery_state = 0
     field = ""
@@ -894,7 +894,7 @@ def _size_LeaderAndIsrPartitionState_v4_5(state: LeaderAndIsrPartitionState) -> 
 # --- LeaderAndIsrPartitionState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionState, int]:
-    state = LeaderAndIsrPartitionState.__new__(LeaderAndIsrPartitionState)
+    state = blank_instance(LeaderAndIsrPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -1062,7 +1062,7 @@ def _size_LeaderAndIsrPartitionState_v6_7(state: LeaderAndIsrPartitionState) -> 
 # --- LeaderAndIsrTopicState, version 2 ---
 
 def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1074,6 +1074,8 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(partition_states_n):
@@ -1123,7 +1125,7 @@ def _size_LeaderAndIsrTopicState_v2(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 3 ---
 
 def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1135,6 +1137,8 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(partition_states_n):
@@ -1184,7 +1188,7 @@ def _size_LeaderAndIsrTopicState_v3(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 4 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1206,6 +1210,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(partition_states_n):
@@ -1276,7 +1282,7 @@ def _size_LeaderAndIsrTopicState_v4(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, version 5 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -1299,6 +1305,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(partition_states_n):
@@ -1372,7 +1380,7 @@ def _size_LeaderAndIsrTopicState_v5(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrTopicState, versions 6-7 (flexible) ---
 
 def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicState, int]:
-    state = LeaderAndIsrTopicState.__new__(LeaderAndIsrTopicState)
+    state = blank_instance(LeaderAndIsrTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -1395,6 +1403,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(partition_states_n):
@@ -1468,7 +1478,7 @@ def _size_LeaderAndIsrTopicState_v6_7(state: LeaderAndIsrTopicState) -> int:
 # --- LeaderAndIsrLiveLeader, versions 0-3 ---
 
 def _read_LeaderAndIsrLiveLeader_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
-    leader = LeaderAndIsrLiveLeader.__new__(LeaderAndIsrLiveLeader)
+    leader = blank_instance(LeaderAndIsrLiveLeader)
     field = ""
     index = 0
     try:
@@ -1512,7 +1522,7 @@ def _size_LeaderAndIsrLiveLeader_v0_3(leader: LeaderAndIsrLiveLeader) -> int:
 # --- LeaderAndIsrLiveLeader, versions 4-7 (flexible) ---
 
 def _read_LeaderAndIsrLiveLeader_v4_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrLiveLeader, int]:
-    leader = LeaderAndIsrLiveLeader.__new__(LeaderAndIsrLiveLeader)
+    leader = blank_instance(LeaderAndIsrLiveLeader)
     field = ""
     index = 0
     size = len(buf)
@@ -1579,7 +1589,7 @@ def _size_LeaderAndIsrLiveLeader_v4_7(leader: LeaderAndIsrLiveLeader) -> int:
 # --- LeaderAndIsrRequest, version 0 ---
 
 def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     request.type = 0
@@ -1594,6 +1604,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1605,6 +1617,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -1672,7 +1686,7 @@ def _size_LeaderAndIsrRequest_v0(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 1 ---
 
 def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     request.type = 0
@@ -1687,6 +1701,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1698,6 +1714,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -1765,7 +1783,7 @@ def _size_LeaderAndIsrRequest_v1(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 2 ---
 
 def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1779,6 +1797,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -1790,6 +1810,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -1857,7 +1879,7 @@ def _size_LeaderAndIsrRequest_v2(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 3 ---
 
 def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1871,6 +1893,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -1882,6 +1906,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -1949,7 +1975,7 @@ def _size_LeaderAndIsrRequest_v3(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 4 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -1968,6 +1994,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -1983,6 +2011,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -2070,7 +2100,7 @@ def _size_LeaderAndIsrRequest_v4(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 5 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -2088,6 +2118,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -2103,6 +2135,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -2188,7 +2222,7 @@ def _size_LeaderAndIsrRequest_v5(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 6 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -2206,6 +2240,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -2221,6 +2257,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):
@@ -2306,7 +2344,7 @@ def _size_LeaderAndIsrRequest_v6(request: LeaderAndIsrRequest) -> int:
 # --- LeaderAndIsrRequest, version 7 (flexible) ---
 
 def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequest, int]:
-    request = LeaderAndIsrRequest.__new__(LeaderAndIsrRequest)
+    request = blank_instance(LeaderAndIsrRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -2323,6 +2361,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for index in range(topic_states_n):
@@ -2338,6 +2378,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
+        elif live_leaders_n == 0:  # no element: no loop to set up
+            request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for index in range(live_leaders_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -182,7 +182,7 @@ class LeaderAndIsrResponse(GeneratedStruct):
 # --- LeaderAndIsrPartitionError, versions 0-3 ---
 
 def _read_LeaderAndIsrPartitionError_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     field = ""
     index = 0
     try:
@@ -221,7 +221,7 @@ def _size_LeaderAndIsrPartitionError_v0_3(leader_and_isr_partition_error: Leader
 # --- LeaderAndIsrPartitionError, version 4 (flexible) ---
 
 def _read_LeaderAndIsrPartitionError_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     field = ""
     index = 0
     size = len(buf)
@@ -283,7 +283,7 @@ def _size_LeaderAndIsrPartitionError_v4(leader_and_isr_partition_error: LeaderAn
 # --- LeaderAndIsrPartitionError, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrPartitionError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrPartitionError, int]:
-    leader_and_isr_partition_error = LeaderAndIsrPartitionError.__new__(LeaderAndIsrPartitionError)
+    leader_and_isr_partition_error = blank_instance(LeaderAndIsrPartitionError)
     leader_and_isr_partition_error.topic_name = ''
     field = ""
     index = 0
@@ -328,7 +328,7 @@ def _size_LeaderAndIsrPartitionError_v5_7(leader_and_isr_partition_error: Leader
 # --- LeaderAndIsrTopicError, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrTopicError, int]:
-    leader_and_isr_topic_error = LeaderAndIsrTopicError.__new__(LeaderAndIsrTopicError)
+    leader_and_isr_topic_error = blank_instance(LeaderAndIsrTopicError)
     field = ""
     index = 0
     size = len(buf)
@@ -344,6 +344,8 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            leader_and_isr_topic_error.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for index in range(partition_errors_n):
@@ -407,7 +409,7 @@ def _size_LeaderAndIsrTopicError_v5_7(leader_and_isr_topic_error: LeaderAndIsrTo
 # --- LeaderAndIsrResponse, versions 0-3 ---
 
 def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     try:
@@ -419,6 +421,8 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            response.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for index in range(partition_errors_n):
@@ -467,7 +471,7 @@ def _size_LeaderAndIsrResponse_v0_3(response: LeaderAndIsrResponse) -> int:
 # --- LeaderAndIsrResponse, version 4 (flexible) ---
 
 def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -484,6 +488,8 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            response.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for index in range(partition_errors_n):
@@ -548,7 +554,7 @@ def _size_LeaderAndIsrResponse_v4(response: LeaderAndIsrResponse) -> int:
 # --- LeaderAndIsrResponse, versions 5-7 (flexible) ---
 
 def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrResponse, int]:
-    response = LeaderAndIsrResponse.__new__(LeaderAndIsrResponse)
+    response = blank_instance(LeaderAndIsrResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -565,6 +571,8 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
             for index in range(topics_n):

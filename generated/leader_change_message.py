@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -137,7 +137,7 @@ class LeaderChangeMessage(GeneratedStruct):
 # --- Voter, version 0 (flexible) ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     voter.voter_directory_id = _ZERO_UUID
     field = ""
     index = 0
@@ -184,7 +184,7 @@ def _size_Voter_v0(voter: Voter) -> int:
 # --- Voter, version 1 (flexible) ---
 
 def _read_Voter_v1(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     field = ""
     index = 0
     try:
@@ -233,7 +233,7 @@ def _size_Voter_v1(voter: Voter) -> int:
 # --- LeaderChangeMessage, version 0 (flexible) ---
 
 def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    message = LeaderChangeMessage.__new__(LeaderChangeMessage)
+    message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -250,6 +250,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            message.voters = []
         else:
             voters_items: list[Voter] = []
             for index in range(voters_n):
@@ -265,6 +267,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: no loop to set up
+            message.granting_voters = []
         else:
             granting_voters_items: list[Voter] = []
             for index in range(granting_voters_n):
@@ -346,7 +350,7 @@ def _size_LeaderChangeMessage_v0(message: LeaderChangeMessage) -> int:
 # --- LeaderChangeMessage, version 1 (flexible) ---
 
 def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMessage, int]:
-    message = LeaderChangeMessage.__new__(LeaderChangeMessage)
+    message = blank_instance(LeaderChangeMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -363,6 +367,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            message.voters = []
         else:
             voters_items: list[Voter] = []
             for index in range(voters_n):
@@ -378,6 +384,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
+        elif granting_voters_n == 0:  # no element: no loop to set up
+            message.granting_voters = []
         else:
             granting_voters_items: list[Voter] = []
             for index in range(granting_voters_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 
 class MemberIdentity(GeneratedStruct):
@@ -127,7 +127,7 @@ class LeaveGroupRequest(GeneratedStruct):
 # --- MemberIdentity, version 3 ---
 
 def _read_MemberIdentity_v3(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     identity.reason = None
     field = ""
     index = 0
@@ -167,7 +167,7 @@ def _size_MemberIdentity_v3(identity: MemberIdentity) -> int:
 # --- MemberIdentity, version 4 (flexible) ---
 
 def _read_MemberIdentity_v4(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     identity.reason = None
     field = ""
     index = 0
@@ -235,7 +235,7 @@ def _size_MemberIdentity_v4(identity: MemberIdentity) -> int:
 # --- MemberIdentity, version 5 (flexible) ---
 
 def _read_MemberIdentity_v5(buf: bytes, pos: int) -> tuple[MemberIdentity, int]:
-    identity = MemberIdentity.__new__(MemberIdentity)
+    identity = blank_instance(MemberIdentity)
     field = ""
     index = 0
     size = len(buf)
@@ -312,7 +312,7 @@ def _size_MemberIdentity_v5(identity: MemberIdentity) -> int:
 # --- LeaveGroupRequest, versions 0-2 ---
 
 def _read_LeaveGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     field = ""
     index = 0
     try:
@@ -355,7 +355,7 @@ def _size_LeaveGroupRequest_v0_2(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 3 ---
 
 def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -367,6 +367,8 @@ def _read_LeaveGroupRequest_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            request.members = []
         else:
             members_items: list[MemberIdentity] = []
             for index in range(members_n):
@@ -418,7 +420,7 @@ def _size_LeaveGroupRequest_v3(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 4 (flexible) ---
 
 def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -440,6 +442,8 @@ def _read_LeaveGroupRequest_v4(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            request.members = []
         else:
             members_items: list[MemberIdentity] = []
             for index in range(members_n):
@@ -512,7 +516,7 @@ def _size_LeaveGroupRequest_v4(request: LeaveGroupRequest) -> int:
 # --- LeaveGroupRequest, version 5 (flexible) ---
 
 def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest, int]:
-    request = LeaveGroupRequest.__new__(LeaveGroupRequest)
+    request = blank_instance(LeaveGroupRequest)
     request.member_id = ''
     field = ""
     index = 0
@@ -534,6 +538,8 @@ def _read_LeaveGroupRequest_v5(buf: bytes, pos: int) -> tuple[LeaveGroupRequest,
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            request.members = []
         else:
             members_items: list[MemberIdentity] = []
             for index in range(members_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -136,7 +136,7 @@ class LeaveGroupResponse(GeneratedStruct):
 # --- MemberResponse, version 3 ---
 
 def _read_MemberResponse_v3(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    response = MemberResponse.__new__(MemberResponse)
+    response = blank_instance(MemberResponse)
     field = ""
     index = 0
     try:
@@ -180,7 +180,7 @@ def _size_MemberResponse_v3(response: MemberResponse) -> int:
 # --- MemberResponse, versions 4-5 (flexible) ---
 
 def _read_MemberResponse_v4_5(buf: bytes, pos: int) -> tuple[MemberResponse, int]:
-    response = MemberResponse.__new__(MemberResponse)
+    response = blank_instance(MemberResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -252,7 +252,7 @@ def _size_MemberResponse_v4_5(response: MemberResponse) -> int:
 # --- LeaveGroupResponse, version 0 ---
 
 def _read_LeaveGroupResponse_v0(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -287,7 +287,7 @@ def _size_LeaveGroupResponse_v0(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, versions 1-2 ---
 
 def _read_LeaveGroupResponse_v1_2(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     try:
@@ -321,7 +321,7 @@ def _size_LeaveGroupResponse_v1_2(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, version 3 ---
 
 def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     try:
@@ -333,6 +333,8 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[MemberResponse] = []
             for index in range(members_n):
@@ -379,7 +381,7 @@ def _size_LeaveGroupResponse_v3(response: LeaveGroupResponse) -> int:
 # --- LeaveGroupResponse, versions 4-5 (flexible) ---
 
 def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupResponse, int]:
-    response = LeaveGroupResponse.__new__(LeaveGroupResponse)
+    response = blank_instance(LeaveGroupResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -396,6 +398,8 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            response.members = []
         else:
             members_items: list[MemberResponse] = []
             for index in range(members_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -129,7 +129,7 @@ class ListConfigResourcesResponse(GeneratedStruct):
 # --- ConfigResource, version 0 (flexible) ---
 
 def _read_ConfigResource_v0(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
-    resource = ConfigResource.__new__(ConfigResource)
+    resource = blank_instance(ConfigResource)
     resource.resource_type = 16
     field = ""
     index = 0
@@ -187,7 +187,7 @@ def _size_ConfigResource_v0(resource: ConfigResource) -> int:
 # --- ConfigResource, version 1 (flexible) ---
 
 def _read_ConfigResource_v1(buf: bytes, pos: int) -> tuple[ConfigResource, int]:
-    resource = ConfigResource.__new__(ConfigResource)
+    resource = blank_instance(ConfigResource)
     field = ""
     index = 0
     size = len(buf)
@@ -249,7 +249,7 @@ def _size_ConfigResource_v1(resource: ConfigResource) -> int:
 # --- ListConfigResourcesResponse, version 0 (flexible) ---
 
 def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
-    response = ListConfigResourcesResponse.__new__(ListConfigResourcesResponse)
+    response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -266,6 +266,8 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
             config_resources_n, pos = _w.read_count(buf, pos, True)
         if config_resources_n < 0:
             raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: no loop to set up
+            response.config_resources = []
         else:
             config_resources_items: list[ConfigResource] = []
             for index in range(config_resources_n):
@@ -328,7 +330,7 @@ def _size_ListConfigResourcesResponse_v0(response: ListConfigResourcesResponse) 
 # --- ListConfigResourcesResponse, version 1 (flexible) ---
 
 def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConfigResourcesResponse, int]:
-    response = ListConfigResourcesResponse.__new__(ListConfigResourcesResponse)
+    response = blank_instance(ListConfigResourcesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -345,6 +347,8 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
             config_resources_n, pos = _w.read_count(buf, pos, True)
         if config_resources_n < 0:
             raise DecodeError("non-nullable field config_resources was null", offset=pos)
+        elif config_resources_n == 0:  # no element: no loop to set up
+            response.config_resources = []
         else:
             config_resources_items: list[ConfigResource] = []
             for index in range(config_resources_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -140,7 +140,7 @@ class ListGroupsResponse(GeneratedStruct):
 # --- ListedGroup, versions 0-2 ---
 
 def _read_ListedGroup_v0_2(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
     field = ""
@@ -183,7 +183,7 @@ def _size_ListedGroup_v0_2(group: ListedGroup) -> int:
 # --- ListedGroup, version 3 (flexible) ---
 
 def _read_ListedGroup_v3(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_state = ''
     group.group_type = ''
     field = ""
@@ -259,7 +259,7 @@ def _size_ListedGroup_v3(group: ListedGroup) -> int:
 # --- ListedGroup, version 4 (flexible) ---
 
 def _read_ListedGroup_v4(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     group.group_type = ''
     field = ""
     index = 0
@@ -351,7 +351,7 @@ def _size_ListedGroup_v4(group: ListedGroup) -> int:
 # --- ListedGroup, version 5 (flexible) ---
 
 def _read_ListedGroup_v5(buf: bytes, pos: int) -> tuple[ListedGroup, int]:
-    group = ListedGroup.__new__(ListedGroup)
+    group = blank_instance(ListedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -459,7 +459,7 @@ def _size_ListedGroup_v5(group: ListedGroup) -> int:
 # --- ListGroupsResponse, version 0 ---
 
 def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -472,6 +472,8 @@ def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsRespons
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[ListedGroup] = []
             for index in range(groups_n):
@@ -518,7 +520,7 @@ def _size_ListGroupsResponse_v0(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, versions 1-2 ---
 
 def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     try:
@@ -530,6 +532,8 @@ def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsRespo
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[ListedGroup] = []
             for index in range(groups_n):
@@ -576,7 +580,7 @@ def _size_ListGroupsResponse_v1_2(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 3 (flexible) ---
 
 def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -593,6 +597,8 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[ListedGroup] = []
             for index in range(groups_n):
@@ -655,7 +661,7 @@ def _size_ListGroupsResponse_v3(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 4 (flexible) ---
 
 def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -672,6 +678,8 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[ListedGroup] = []
             for index in range(groups_n):
@@ -734,7 +742,7 @@ def _size_ListGroupsResponse_v4(response: ListGroupsResponse) -> int:
 # --- ListGroupsResponse, version 5 (flexible) ---
 
 def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsResponse, int]:
-    response = ListGroupsResponse.__new__(ListGroupsResponse)
+    response = blank_instance(ListGroupsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -751,6 +759,8 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[ListedGroup] = []
             for index in range(groups_n):

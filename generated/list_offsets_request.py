@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -198,7 +198,7 @@ class ListOffsetsRequest(GeneratedStruct):
 # --- ListOffsetsPartition, versions 1-3 ---
 
 def _read_ListOffsetsPartition_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.current_leader_epoch = -1
     partition.max_num_offsets = 1
     field = ""
@@ -234,7 +234,7 @@ def _size_ListOffsetsPartition_v1_3(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 4-5 ---
 
 def _read_ListOffsetsPartition_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.max_num_offsets = 1
     field = ""
     index = 0
@@ -269,7 +269,7 @@ def _size_ListOffsetsPartition_v4_5(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsPartition, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsPartition_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartition, int]:
-    partition = ListOffsetsPartition.__new__(ListOffsetsPartition)
+    partition = blank_instance(ListOffsetsPartition)
     partition.max_num_offsets = 1
     field = ""
     index = 0
@@ -316,7 +316,7 @@ def _size_ListOffsetsPartition_v6_11(partition: ListOffsetsPartition) -> int:
 # --- ListOffsetsTopic, versions 1-3 ---
 
 def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     try:
@@ -327,6 +327,8 @@ def _read_ListOffsetsTopic_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[ListOffsetsPartition] = []
             for index in range(partitions_n):
@@ -376,7 +378,7 @@ def _size_ListOffsetsTopic_v1_3(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsTopic, versions 4-5 ---
 
 def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     try:
@@ -387,6 +389,8 @@ def _read_ListOffsetsTopic_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopic,
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[ListOffsetsPartition] = []
             for index in range(partitions_n):
@@ -436,7 +440,7 @@ def _size_ListOffsetsTopic_v4_5(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsTopic, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic, int]:
-    topic = ListOffsetsTopic.__new__(ListOffsetsTopic)
+    topic = blank_instance(ListOffsetsTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -457,6 +461,8 @@ def _read_ListOffsetsTopic_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopic
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[ListOffsetsPartition] = []
             for index in range(partitions_n):
@@ -527,7 +533,7 @@ def _size_ListOffsetsTopic_v6_11(topic: ListOffsetsTopic) -> int:
 # --- ListOffsetsRequest, version 1 ---
 
 def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.isolation_level = 0
     request.timeout_ms = 0
     field = ""
@@ -541,6 +547,8 @@ def _read_ListOffsetsRequest_v1(buf: bytes, pos: int) -> tuple[ListOffsetsReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListOffsetsTopic] = []
             for index in range(topics_n):
@@ -589,7 +597,7 @@ def _size_ListOffsetsRequest_v1(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 2-3 ---
 
 def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -602,6 +610,8 @@ def _read_ListOffsetsRequest_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListOffsetsTopic] = []
             for index in range(topics_n):
@@ -648,7 +658,7 @@ def _size_ListOffsetsRequest_v2_3(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 4-5 ---
 
 def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -661,6 +671,8 @@ def _read_ListOffsetsRequest_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListOffsetsTopic] = []
             for index in range(topics_n):
@@ -707,7 +719,7 @@ def _size_ListOffsetsRequest_v4_5(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 6-9 (flexible) ---
 
 def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     request.timeout_ms = 0
     field = ""
     index = 0
@@ -725,6 +737,8 @@ def _read_ListOffsetsRequest_v6_9(buf: bytes, pos: int) -> tuple[ListOffsetsRequ
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListOffsetsTopic] = []
             for index in range(topics_n):
@@ -787,7 +801,7 @@ def _size_ListOffsetsRequest_v6_9(request: ListOffsetsRequest) -> int:
 # --- ListOffsetsRequest, versions 10-11 (flexible) ---
 
 def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRequest, int]:
-    request = ListOffsetsRequest.__new__(ListOffsetsRequest)
+    request = blank_instance(ListOffsetsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -804,6 +818,8 @@ def _read_ListOffsetsRequest_v10_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListOffsetsTopic] = []
             for index in range(topics_n):

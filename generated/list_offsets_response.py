@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -193,7 +193,7 @@ class ListOffsetsResponse(GeneratedStruct):
 # --- ListOffsetsPartitionResponse, versions 1-3 ---
 
 def _read_ListOffsetsPartitionResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     response.leader_epoch = -1
     field = ""
     index = 0
@@ -230,7 +230,7 @@ def _size_ListOffsetsPartitionResponse_v1_3(response: ListOffsetsPartitionRespon
 # --- ListOffsetsPartitionResponse, versions 4-5 ---
 
 def _read_ListOffsetsPartitionResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     field = ""
     index = 0
     try:
@@ -264,7 +264,7 @@ def _size_ListOffsetsPartitionResponse_v4_5(response: ListOffsetsPartitionRespon
 # --- ListOffsetsPartitionResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsPartitionResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsPartitionResponse, int]:
-    response = ListOffsetsPartitionResponse.__new__(ListOffsetsPartitionResponse)
+    response = blank_instance(ListOffsetsPartitionResponse)
     field = ""
     index = 0
     try:
@@ -310,7 +310,7 @@ def _size_ListOffsetsPartitionResponse_v6_11(response: ListOffsetsPartitionRespo
 # --- ListOffsetsTopicResponse, versions 1-3 ---
 
 def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     try:
@@ -321,6 +321,8 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
             for index in range(partitions_n):
@@ -370,7 +372,7 @@ def _size_ListOffsetsTopicResponse_v1_3(response: ListOffsetsTopicResponse) -> i
 # --- ListOffsetsTopicResponse, versions 4-5 ---
 
 def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     try:
@@ -381,6 +383,8 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
             for index in range(partitions_n):
@@ -430,7 +434,7 @@ def _size_ListOffsetsTopicResponse_v4_5(response: ListOffsetsTopicResponse) -> i
 # --- ListOffsetsTopicResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsTopicResponse, int]:
-    response = ListOffsetsTopicResponse.__new__(ListOffsetsTopicResponse)
+    response = blank_instance(ListOffsetsTopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -451,6 +455,8 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
             for index in range(partitions_n):
@@ -521,7 +527,7 @@ def _size_ListOffsetsTopicResponse_v6_11(response: ListOffsetsTopicResponse) -> 
 # --- ListOffsetsResponse, version 1 ---
 
 def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -531,6 +537,8 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
             for index in range(topics_n):
@@ -575,7 +583,7 @@ def _size_ListOffsetsResponse_v1(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 2-3 ---
 
 def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     try:
@@ -587,6 +595,8 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
             for index in range(topics_n):
@@ -633,7 +643,7 @@ def _size_ListOffsetsResponse_v2_3(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 4-5 ---
 
 def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     try:
@@ -645,6 +655,8 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
             for index in range(topics_n):
@@ -691,7 +703,7 @@ def _size_ListOffsetsResponse_v4_5(response: ListOffsetsResponse) -> int:
 # --- ListOffsetsResponse, versions 6-11 (flexible) ---
 
 def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsResponse, int]:
-    response = ListOffsetsResponse.__new__(ListOffsetsResponse)
+    response = blank_instance(ListOffsetsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -708,6 +720,8 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -123,7 +123,7 @@ class ListPartitionReassignmentsRequest(GeneratedStruct):
 # --- ListPartitionReassignmentsTopics, version 0 (flexible) ---
 
 def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsTopics, int]:
-    topics = ListPartitionReassignmentsTopics.__new__(ListPartitionReassignmentsTopics)
+    topics = blank_instance(ListPartitionReassignmentsTopics)
     field = ""
     index = 0
     size = len(buf)
@@ -208,7 +208,7 @@ def _size_ListPartitionReassignmentsTopics_v0(topics: ListPartitionReassignments
 # --- ListPartitionReassignmentsRequest, version 0 (flexible) ---
 
 def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsRequest, int]:
-    request = ListPartitionReassignmentsRequest.__new__(ListPartitionReassignmentsRequest)
+    request = blank_instance(ListPartitionReassignmentsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -225,6 +225,8 @@ def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[Li
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ListPartitionReassignmentsTopics] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -194,7 +194,7 @@ class ListPartitionReassignmentsResponse(GeneratedStruct):
 # --- OngoingPartitionReassignment, version 0 (flexible) ---
 
 def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingPartitionReassignment, int]:
-    reassignment = OngoingPartitionReassignment.__new__(OngoingPartitionReassignment)
+    reassignment = blank_instance(OngoingPartitionReassignment)
     field = ""
     index = 0
     size = len(buf)
@@ -323,7 +323,7 @@ def _size_OngoingPartitionReassignment_v0(reassignment: OngoingPartitionReassign
 # --- OngoingTopicReassignment, version 0 (flexible) ---
 
 def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopicReassignment, int]:
-    reassignment = OngoingTopicReassignment.__new__(OngoingTopicReassignment)
+    reassignment = blank_instance(OngoingTopicReassignment)
     field = ""
     index = 0
     size = len(buf)
@@ -344,6 +344,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            reassignment.partitions = []
         else:
             partitions_items: list[OngoingPartitionReassignment] = []
             for index in range(partitions_n):
@@ -414,7 +416,7 @@ def _size_OngoingTopicReassignment_v0(reassignment: OngoingTopicReassignment) ->
 # --- ListPartitionReassignmentsResponse, version 0 (flexible) ---
 
 def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[ListPartitionReassignmentsResponse, int]:
-    response = ListPartitionReassignmentsResponse.__new__(ListPartitionReassignmentsResponse)
+    response = blank_instance(ListPartitionReassignmentsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -438,6 +440,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OngoingTopicReassignment] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -89,7 +89,7 @@ class ListTransactionsRequest(GeneratedStruct):
 # --- ListTransactionsRequest, version 0 (flexible) ---
 
 def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     request.duration_filter = -1
     request.transactional_id_pattern = None
     field = ""
@@ -105,6 +105,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            request.state_filters = []
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -201,7 +203,7 @@ def _size_ListTransactionsRequest_v0(request: ListTransactionsRequest) -> int:
 # --- ListTransactionsRequest, version 1 (flexible) ---
 
 def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     request.transactional_id_pattern = None
     field = ""
     index = 0
@@ -216,6 +218,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            request.state_filters = []
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -315,7 +319,7 @@ def _size_ListTransactionsRequest_v1(request: ListTransactionsRequest) -> int:
 # --- ListTransactionsRequest, version 2 (flexible) ---
 
 def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransactionsRequest, int]:
-    request = ListTransactionsRequest.__new__(ListTransactionsRequest)
+    request = blank_instance(ListTransactionsRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -329,6 +333,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
+        elif state_filters_n == 0:  # no element: no loop to set up
+            request.state_filters = []
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -140,7 +140,7 @@ class ListTransactionsResponse(GeneratedStruct):
 # --- TransactionState, versions 0-2 (flexible) ---
 
 def _read_TransactionState_v0_2(buf: bytes, pos: int) -> tuple[TransactionState, int]:
-    state = TransactionState.__new__(TransactionState)
+    state = blank_instance(TransactionState)
     field = ""
     index = 0
     size = len(buf)
@@ -219,7 +219,7 @@ def _size_TransactionState_v0_2(state: TransactionState) -> int:
 # --- ListTransactionsResponse, versions 0-2 (flexible) ---
 
 def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTransactionsResponse, int]:
-    response = ListTransactionsResponse.__new__(ListTransactionsResponse)
+    response = blank_instance(ListTransactionsResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -236,6 +236,8 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
             unknown_state_filters_n, pos = _w.read_count(buf, pos, True)
         if unknown_state_filters_n < 0:
             raise DecodeError("non-nullable field unknown_state_filters was null", offset=pos)
+        elif unknown_state_filters_n == 0:  # no element: no loop to set up
+            response.unknown_state_filters = []
         else:
             unknown_state_filters_items: list[str] = []
             for index in range(unknown_state_filters_n):
@@ -251,6 +253,8 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
             transaction_states_n, pos = _w.read_count(buf, pos, True)
         if transaction_states_n < 0:
             raise DecodeError("non-nullable field transaction_states was null", offset=pos)
+        elif transaction_states_n == 0:  # no element: no loop to set up
+            response.transaction_states = []
         else:
             transaction_states_items: list[TransactionState] = []
             for index in range(transaction_states_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -139,7 +139,7 @@ class MetadataRequest(GeneratedStruct):
 # --- MetadataRequestTopic, versions 0-8 ---
 
 def _read_MetadataRequestTopic_v0_8(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -174,7 +174,7 @@ def _size_MetadataRequestTopic_v0_8(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, version 9 (flexible) ---
 
 def _read_MetadataRequestTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -232,7 +232,7 @@ def _size_MetadataRequestTopic_v9(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequestTopic, versions 10-13 (flexible) ---
 
 def _read_MetadataRequestTopic_v10_13(buf: bytes, pos: int) -> tuple[MetadataRequestTopic, int]:
-    topic = MetadataRequestTopic.__new__(MetadataRequestTopic)
+    topic = blank_instance(MetadataRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -287,7 +287,7 @@ def _size_MetadataRequestTopic_v10_13(topic: MetadataRequestTopic) -> int:
 # --- MetadataRequest, version 0 ---
 
 def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
@@ -299,6 +299,8 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -349,7 +351,7 @@ def _size_MetadataRequest_v0(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 1-3 ---
 
 def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.allow_auto_topic_creation = True
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
@@ -361,6 +363,8 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -411,7 +415,7 @@ def _size_MetadataRequest_v1_3(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 4-7 ---
 
 def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
     request.include_topic_authorized_operations = False
     field = ""
@@ -422,6 +426,8 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -475,7 +481,7 @@ def _size_MetadataRequest_v4_7(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 8 ---
 
 def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     try:
@@ -484,6 +490,8 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -533,7 +541,7 @@ def _size_MetadataRequest_v8(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 9 (flexible) ---
 
 def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -547,6 +555,8 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -612,7 +622,7 @@ def _size_MetadataRequest_v9(request: MetadataRequest) -> int:
 # --- MetadataRequest, version 10 (flexible) ---
 
 def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -626,6 +636,8 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):
@@ -691,7 +703,7 @@ def _size_MetadataRequest_v10(request: MetadataRequest) -> int:
 # --- MetadataRequest, versions 11-13 (flexible) ---
 
 def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest, int]:
-    request = MetadataRequest.__new__(MetadataRequest)
+    request = blank_instance(MetadataRequest)
     request.include_cluster_authorized_operations = False
     field = ""
     index = 0
@@ -706,6 +718,8 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -333,7 +333,7 @@ class MetadataResponse(GeneratedStruct):
 # --- MetadataResponseBroker, version 0 ---
 
 def _read_MetadataResponseBroker_v0(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     broker.rack = None
     field = ""
     index = 0
@@ -378,7 +378,7 @@ def _size_MetadataResponseBroker_v0(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 1-8 ---
 
 def _read_MetadataResponseBroker_v1_8(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     field = ""
     index = 0
     try:
@@ -427,7 +427,7 @@ def _size_MetadataResponseBroker_v1_8(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponseBroker, versions 9-13 (flexible) ---
 
 def _read_MetadataResponseBroker_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponseBroker, int]:
-    broker = MetadataResponseBroker.__new__(MetadataResponseBroker)
+    broker = blank_instance(MetadataResponseBroker)
     field = ""
     index = 0
     size = len(buf)
@@ -504,7 +504,7 @@ def _size_MetadataResponseBroker_v9_13(broker: MetadataResponseBroker) -> int:
 # --- MetadataResponsePartition, versions 0-4 ---
 
 def _read_MetadataResponsePartition_v0_4(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
     field = ""
     index = 0
@@ -575,7 +575,7 @@ def _size_MetadataResponsePartition_v0_4(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 5-6 ---
 
 def _read_MetadataResponsePartition_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     partition.leader_epoch = -1
     field = ""
     index = 0
@@ -665,7 +665,7 @@ def _size_MetadataResponsePartition_v5_6(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 7-8 ---
 
 def _read_MetadataResponsePartition_v7_8(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     field = ""
     index = 0
     try:
@@ -754,7 +754,7 @@ def _size_MetadataResponsePartition_v7_8(partition: MetadataResponsePartition) -
 # --- MetadataResponsePartition, versions 9-13 (flexible) ---
 
 def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[MetadataResponsePartition, int]:
-    partition = MetadataResponsePartition.__new__(MetadataResponsePartition)
+    partition = blank_instance(MetadataResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -883,7 +883,7 @@ def _size_MetadataResponsePartition_v9_13(partition: MetadataResponsePartition) 
 # --- MetadataResponseTopic, version 0 ---
 
 def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.is_internal = False
     topic.topic_authorized_operations = -2147483648
@@ -900,6 +900,8 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -953,7 +955,7 @@ def _size_MetadataResponseTopic_v0(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 1-4 ---
 
 def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -972,6 +974,8 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1027,7 +1031,7 @@ def _size_MetadataResponseTopic_v1_4(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 5-6 ---
 
 def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -1046,6 +1050,8 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1101,7 +1107,7 @@ def _size_MetadataResponseTopic_v5_6(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 7 ---
 
 def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     topic.topic_authorized_operations = -2147483648
     field = ""
@@ -1120,6 +1126,8 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1175,7 +1183,7 @@ def _size_MetadataResponseTopic_v7(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 8 ---
 
 def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1193,6 +1201,8 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1251,7 +1261,7 @@ def _size_MetadataResponseTopic_v8(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, version 9 (flexible) ---
 
 def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1279,6 +1289,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1358,7 +1370,7 @@ def _size_MetadataResponseTopic_v9(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 10-11 (flexible) ---
 
 def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -1387,6 +1399,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1469,7 +1483,7 @@ def _size_MetadataResponseTopic_v10_11(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponseTopic, versions 12-13 (flexible) ---
 
 def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataResponseTopic, int]:
-    topic = MetadataResponseTopic.__new__(MetadataResponseTopic)
+    topic = blank_instance(MetadataResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -1498,6 +1512,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for index in range(partitions_n):
@@ -1573,7 +1589,7 @@ def _size_MetadataResponseTopic_v12_13(topic: MetadataResponseTopic) -> int:
 # --- MetadataResponse, version 0 ---
 
 def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_id = None
     response.controller_id = -1
@@ -1587,6 +1603,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -1598,6 +1616,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -1659,7 +1679,7 @@ def _size_MetadataResponse_v0(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 1 ---
 
 def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_id = None
     response.cluster_authorized_operations = -2147483648
@@ -1672,6 +1692,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -1686,6 +1708,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -1749,7 +1773,7 @@ def _size_MetadataResponse_v1(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 2 ---
 
 def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.throttle_time_ms = 0
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
@@ -1761,6 +1785,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -1777,6 +1803,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -1843,7 +1871,7 @@ def _size_MetadataResponse_v2(response: MetadataResponse) -> int:
 # --- MetadataResponse, versions 3-4 ---
 
 def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -1857,6 +1885,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -1873,6 +1903,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -1941,7 +1973,7 @@ def _size_MetadataResponse_v3_4(response: MetadataResponse) -> int:
 # --- MetadataResponse, versions 5-6 ---
 
 def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -1955,6 +1987,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -1971,6 +2005,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2039,7 +2075,7 @@ def _size_MetadataResponse_v5_6(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 7 ---
 
 def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2053,6 +2089,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2069,6 +2107,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2137,7 +2177,7 @@ def _size_MetadataResponse_v7(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 8 ---
 
 def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2150,6 +2190,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2166,6 +2208,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2237,7 +2281,7 @@ def _size_MetadataResponse_v8(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 9 (flexible) ---
 
 def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2255,6 +2299,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2280,6 +2326,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2371,7 +2419,7 @@ def _size_MetadataResponse_v9(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 10 (flexible) ---
 
 def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -2389,6 +2437,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2414,6 +2464,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2505,7 +2557,7 @@ def _size_MetadataResponse_v10(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 11 (flexible) ---
 
 def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2524,6 +2576,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2549,6 +2603,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2637,7 +2693,7 @@ def _size_MetadataResponse_v11(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 12 (flexible) ---
 
 def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     response.error_code = 0
     field = ""
@@ -2656,6 +2712,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2681,6 +2739,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):
@@ -2769,7 +2829,7 @@ def _size_MetadataResponse_v12(response: MetadataResponse) -> int:
 # --- MetadataResponse, version 13 (flexible) ---
 
 def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, int]:
-    response = MetadataResponse.__new__(MetadataResponse)
+    response = blank_instance(MetadataResponse)
     response.cluster_authorized_operations = -2147483648
     field = ""
     index = 0
@@ -2787,6 +2847,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
+        elif brokers_n == 0:  # no element: no loop to set up
+            response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for index in range(brokers_n):
@@ -2812,6 +2874,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for index in range(topics_n):

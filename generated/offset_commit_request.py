@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -222,7 +222,7 @@ class OffsetCommitRequest(GeneratedStruct):
 # --- OffsetCommitRequestPartition, versions 2-5 ---
 
 def _read_OffsetCommitRequestPartition_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
     partition.commit_timestamp = -1
     field = ""
@@ -263,7 +263,7 @@ def _size_OffsetCommitRequestPartition_v2_5(partition: OffsetCommitRequestPartit
 # --- OffsetCommitRequestPartition, versions 6-7 ---
 
 def _read_OffsetCommitRequestPartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
     field = ""
     index = 0
@@ -303,7 +303,7 @@ def _size_OffsetCommitRequestPartition_v6_7(partition: OffsetCommitRequestPartit
 # --- OffsetCommitRequestPartition, versions 8-10 (flexible) ---
 
 def _read_OffsetCommitRequestPartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestPartition, int]:
-    partition = OffsetCommitRequestPartition.__new__(OffsetCommitRequestPartition)
+    partition = blank_instance(OffsetCommitRequestPartition)
     partition.commit_timestamp = -1
     field = ""
     index = 0
@@ -361,7 +361,7 @@ def _size_OffsetCommitRequestPartition_v8_10(partition: OffsetCommitRequestParti
 # --- OffsetCommitRequestTopic, versions 2-5 ---
 
 def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -373,6 +373,8 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -422,7 +424,7 @@ def _size_OffsetCommitRequestTopic_v2_5(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, versions 6-7 ---
 
 def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -434,6 +436,8 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -483,7 +487,7 @@ def _size_OffsetCommitRequestTopic_v6_7(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -505,6 +509,8 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -575,7 +581,7 @@ def _size_OffsetCommitRequestTopic_v8_9(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequestTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequestTopic, int]:
-    topic = OffsetCommitRequestTopic.__new__(OffsetCommitRequestTopic)
+    topic = blank_instance(OffsetCommitRequestTopic)
     topic.name = ''
     field = ""
     index = 0
@@ -592,6 +598,8 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -655,7 +663,7 @@ def _size_OffsetCommitRequestTopic_v10(topic: OffsetCommitRequestTopic) -> int:
 # --- OffsetCommitRequest, versions 2-4 ---
 
 def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     field = ""
     index = 0
@@ -675,6 +683,8 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -735,7 +745,7 @@ def _size_OffsetCommitRequest_v2_4(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 5 ---
 
 def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
     field = ""
@@ -753,6 +763,8 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -811,7 +823,7 @@ def _size_OffsetCommitRequest_v5(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 6 ---
 
 def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.group_instance_id = None
     request.retention_time_ms = -1
     field = ""
@@ -829,6 +841,8 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -887,7 +901,7 @@ def _size_OffsetCommitRequest_v6(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 7 ---
 
 def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -906,6 +920,8 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -965,7 +981,7 @@ def _size_OffsetCommitRequest_v7(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -1004,6 +1020,8 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -1089,7 +1107,7 @@ def _size_OffsetCommitRequest_v8_9(request: OffsetCommitRequest) -> int:
 # --- OffsetCommitRequest, version 10 (flexible) ---
 
 def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRequest, int]:
-    request = OffsetCommitRequest.__new__(OffsetCommitRequest)
+    request = blank_instance(OffsetCommitRequest)
     request.retention_time_ms = -1
     field = ""
     index = 0
@@ -1128,6 +1146,8 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -178,7 +178,7 @@ class OffsetCommitResponse(GeneratedStruct):
 # --- OffsetCommitResponsePartition, versions 2-7 ---
 
 def _read_OffsetCommitResponsePartition_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    partition = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+    partition = blank_instance(OffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -210,7 +210,7 @@ def _size_OffsetCommitResponsePartition_v2_7(partition: OffsetCommitResponsePart
 # --- OffsetCommitResponsePartition, versions 8-10 (flexible) ---
 
 def _read_OffsetCommitResponsePartition_v8_10(buf: bytes, pos: int) -> tuple[OffsetCommitResponsePartition, int]:
-    partition = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+    partition = blank_instance(OffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -254,7 +254,7 @@ def _size_OffsetCommitResponsePartition_v8_10(partition: OffsetCommitResponsePar
 # --- OffsetCommitResponseTopic, versions 2-7 ---
 
 def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -267,6 +267,8 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -327,7 +329,7 @@ def _size_OffsetCommitResponseTopic_v2_7(topic: OffsetCommitResponseTopic) -> in
 # --- OffsetCommitResponseTopic, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -349,6 +351,8 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -430,7 +434,7 @@ def _size_OffsetCommitResponseTopic_v8_9(topic: OffsetCommitResponseTopic) -> in
 # --- OffsetCommitResponseTopic, version 10 (flexible) ---
 
 def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponseTopic, int]:
-    topic = OffsetCommitResponseTopic.__new__(OffsetCommitResponseTopic)
+    topic = blank_instance(OffsetCommitResponseTopic)
     topic.name = ''
     field = ""
     index = 0
@@ -447,6 +451,8 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -521,7 +527,7 @@ def _size_OffsetCommitResponseTopic_v10(topic: OffsetCommitResponseTopic) -> int
 # --- OffsetCommitResponse, version 2 ---
 
 def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -531,6 +537,8 @@ def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
             for index in range(topics_n):
@@ -575,7 +583,7 @@ def _size_OffsetCommitResponse_v2(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, versions 3-7 ---
 
 def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
     try:
@@ -587,6 +595,8 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
             for index in range(topics_n):
@@ -633,7 +643,7 @@ def _size_OffsetCommitResponse_v3_7(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, versions 8-9 (flexible) ---
 
 def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -650,6 +660,8 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
             for index in range(topics_n):
@@ -712,7 +724,7 @@ def _size_OffsetCommitResponse_v8_9(response: OffsetCommitResponse) -> int:
 # --- OffsetCommitResponse, version 10 (flexible) ---
 
 def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitResponse, int]:
-    response = OffsetCommitResponse.__new__(OffsetCommitResponse)
+    response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -729,6 +741,8 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -160,7 +160,7 @@ class OffsetDeleteRequest(GeneratedStruct):
 # --- OffsetDeleteRequestPartition, version 0 ---
 
 def _read_OffsetDeleteRequestPartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestPartition, int]:
-    partition = OffsetDeleteRequestPartition.__new__(OffsetDeleteRequestPartition)
+    partition = blank_instance(OffsetDeleteRequestPartition)
     field = ""
     index = 0
     try:
@@ -192,7 +192,7 @@ def _size_OffsetDeleteRequestPartition_v0(partition: OffsetDeleteRequestPartitio
 # --- OffsetDeleteRequestTopic, version 0 ---
 
 def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequestTopic, int]:
-    topic = OffsetDeleteRequestTopic.__new__(OffsetDeleteRequestTopic)
+    topic = blank_instance(OffsetDeleteRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -204,6 +204,8 @@ def _read_OffsetDeleteRequestTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDelet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetDeleteRequestPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -264,7 +266,7 @@ def _size_OffsetDeleteRequestTopic_v0(topic: OffsetDeleteRequestTopic) -> int:
 # --- OffsetDeleteRequest, version 0 ---
 
 def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequest, int]:
-    request = OffsetDeleteRequest.__new__(OffsetDeleteRequest)
+    request = blank_instance(OffsetDeleteRequest)
     field = ""
     index = 0
     try:
@@ -275,6 +277,8 @@ def _read_OffsetDeleteRequest_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetDeleteRequestTopic] = KeyedList()
             for index in range(topics_n):

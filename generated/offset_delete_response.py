@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -175,7 +175,7 @@ class OffsetDeleteResponse(GeneratedStruct):
 # --- OffsetDeleteResponsePartition, version 0 ---
 
 def _read_OffsetDeleteResponsePartition_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponsePartition, int]:
-    partition = OffsetDeleteResponsePartition.__new__(OffsetDeleteResponsePartition)
+    partition = blank_instance(OffsetDeleteResponsePartition)
     field = ""
     index = 0
     try:
@@ -207,7 +207,7 @@ def _size_OffsetDeleteResponsePartition_v0(partition: OffsetDeleteResponsePartit
 # --- OffsetDeleteResponseTopic, version 0 ---
 
 def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponseTopic, int]:
-    topic = OffsetDeleteResponseTopic.__new__(OffsetDeleteResponseTopic)
+    topic = blank_instance(OffsetDeleteResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -219,6 +219,8 @@ def _read_OffsetDeleteResponseTopic_v0(buf: bytes, pos: int) -> tuple[OffsetDele
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = KeyedList()
         else:
             partitions_items: KeyedList[OffsetDeleteResponsePartition] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -279,7 +281,7 @@ def _size_OffsetDeleteResponseTopic_v0(topic: OffsetDeleteResponseTopic) -> int:
 # --- OffsetDeleteResponse, version 0 ---
 
 def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteResponse, int]:
-    response = OffsetDeleteResponse.__new__(OffsetDeleteResponse)
+    response = blank_instance(OffsetDeleteResponse)
     field = ""
     index = 0
     try:
@@ -291,6 +293,8 @@ def _read_OffsetDeleteResponse_v0(buf: bytes, pos: int) -> tuple[OffsetDeleteRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetDeleteResponseTopic] = KeyedList()
             for index in range(topics_n):

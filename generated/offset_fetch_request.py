@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -248,7 +248,7 @@ class OffsetFetchRequest(GeneratedStruct):
 # --- OffsetFetchRequestTopic, versions 1-5 ---
 
 def _read_OffsetFetchRequestTopic_v1_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    topic = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
+    topic = blank_instance(OffsetFetchRequestTopic)
     field = ""
     index = 0
     try:
@@ -301,7 +301,7 @@ def _size_OffsetFetchRequestTopic_v1_5(topic: OffsetFetchRequestTopic) -> int:
 # --- OffsetFetchRequestTopic, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopic, int]:
-    topic = OffsetFetchRequestTopic.__new__(OffsetFetchRequestTopic)
+    topic = blank_instance(OffsetFetchRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -386,7 +386,7 @@ def _size_OffsetFetchRequestTopic_v6_7(topic: OffsetFetchRequestTopic) -> int:
 # --- OffsetFetchRequestTopics, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchRequestTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    topics = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
+    topics = blank_instance(OffsetFetchRequestTopics)
     topics.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -472,7 +472,7 @@ def _size_OffsetFetchRequestTopics_v8_9(topics: OffsetFetchRequestTopics) -> int
 # --- OffsetFetchRequestTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestTopics, int]:
-    topics = OffsetFetchRequestTopics.__new__(OffsetFetchRequestTopics)
+    topics = blank_instance(OffsetFetchRequestTopics)
     topics.name = ''
     field = ""
     index = 0
@@ -546,7 +546,7 @@ def _size_OffsetFetchRequestTopics_v10(topics: OffsetFetchRequestTopics) -> int:
 # --- OffsetFetchRequestGroup, version 8 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     group.member_id = None
     group.member_epoch = -1
     field = ""
@@ -569,6 +569,8 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
             for index in range(topics_n):
@@ -639,7 +641,7 @@ def _size_OffsetFetchRequestGroup_v8(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 9 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -670,6 +672,8 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
             for index in range(topics_n):
@@ -745,7 +749,7 @@ def _size_OffsetFetchRequestGroup_v9(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequestGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequestGroup, int]:
-    group = OffsetFetchRequestGroup.__new__(OffsetFetchRequestGroup)
+    group = blank_instance(OffsetFetchRequestGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -776,6 +780,8 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             group.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
             for index in range(topics_n):
@@ -851,7 +857,7 @@ def _size_OffsetFetchRequestGroup_v10(group: OffsetFetchRequestGroup) -> int:
 # --- OffsetFetchRequest, version 1 ---
 
 def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -863,6 +869,8 @@ def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for index in range(topics_n):
@@ -916,7 +924,7 @@ def _size_OffsetFetchRequest_v1(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, versions 2-5 ---
 
 def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -928,6 +936,8 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for index in range(topics_n):
@@ -981,7 +991,7 @@ def _size_OffsetFetchRequest_v2_5(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 6 (flexible) ---
 
 def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.require_stable = False
     field = ""
     index = 0
@@ -1003,6 +1013,8 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for index in range(topics_n):
@@ -1077,7 +1089,7 @@ def _size_OffsetFetchRequest_v6(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 7 (flexible) ---
 
 def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1098,6 +1110,8 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             request.topics = None
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
             for index in range(topics_n):
@@ -1175,7 +1189,7 @@ def _size_OffsetFetchRequest_v7(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 8 (flexible) ---
 
 def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1190,6 +1204,8 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
             for index in range(groups_n):
@@ -1259,7 +1275,7 @@ def _size_OffsetFetchRequest_v8(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 9 (flexible) ---
 
 def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1274,6 +1290,8 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
             for index in range(groups_n):
@@ -1343,7 +1361,7 @@ def _size_OffsetFetchRequest_v9(request: OffsetFetchRequest) -> int:
 # --- OffsetFetchRequest, version 10 (flexible) ---
 
 def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchRequest, int]:
-    request = OffsetFetchRequest.__new__(OffsetFetchRequest)
+    request = blank_instance(OffsetFetchRequest)
     request.group_id = ''
     field = ""
     index = 0
@@ -1358,6 +1376,8 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
             for index in range(groups_n):

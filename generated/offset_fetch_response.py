@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -377,7 +377,7 @@ class OffsetFetchResponse(GeneratedStruct):
 # --- OffsetFetchResponsePartition, versions 1-4 ---
 
 def _read_OffsetFetchResponsePartition_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     partition.committed_leader_epoch = -1
     field = ""
     index = 0
@@ -420,7 +420,7 @@ def _size_OffsetFetchResponsePartition_v1_4(partition: OffsetFetchResponsePartit
 # --- OffsetFetchResponsePartition, version 5 ---
 
 def _read_OffsetFetchResponsePartition_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     field = ""
     index = 0
     try:
@@ -462,7 +462,7 @@ def _size_OffsetFetchResponsePartition_v5(partition: OffsetFetchResponsePartitio
 # --- OffsetFetchResponsePartition, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponsePartition_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartition, int]:
-    partition = OffsetFetchResponsePartition.__new__(OffsetFetchResponsePartition)
+    partition = blank_instance(OffsetFetchResponsePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -522,7 +522,7 @@ def _size_OffsetFetchResponsePartition_v6_7(partition: OffsetFetchResponsePartit
 # --- OffsetFetchResponseTopic, versions 1-4 ---
 
 def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     try:
@@ -533,6 +533,8 @@ def _read_OffsetFetchResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[OffsetFet
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
             for index in range(partitions_n):
@@ -582,7 +584,7 @@ def _size_OffsetFetchResponseTopic_v1_4(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponseTopic, version 5 ---
 
 def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     try:
@@ -593,6 +595,8 @@ def _read_OffsetFetchResponseTopic_v5(buf: bytes, pos: int) -> tuple[OffsetFetch
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
             for index in range(partitions_n):
@@ -642,7 +646,7 @@ def _size_OffsetFetchResponseTopic_v5(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponseTopic, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopic, int]:
-    topic = OffsetFetchResponseTopic.__new__(OffsetFetchResponseTopic)
+    topic = blank_instance(OffsetFetchResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -663,6 +667,8 @@ def _read_OffsetFetchResponseTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetFet
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetFetchResponsePartition] = []
             for index in range(partitions_n):
@@ -733,7 +739,7 @@ def _size_OffsetFetchResponseTopic_v6_7(topic: OffsetFetchResponseTopic) -> int:
 # --- OffsetFetchResponsePartitions, versions 8-10 (flexible) ---
 
 def _read_OffsetFetchResponsePartitions_v8_10(buf: bytes, pos: int) -> tuple[OffsetFetchResponsePartitions, int]:
-    partitions = OffsetFetchResponsePartitions.__new__(OffsetFetchResponsePartitions)
+    partitions = blank_instance(OffsetFetchResponsePartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -793,7 +799,7 @@ def _size_OffsetFetchResponsePartitions_v8_10(partitions: OffsetFetchResponsePar
 # --- OffsetFetchResponseTopics, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    topics = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
+    topics = blank_instance(OffsetFetchResponseTopics)
     topics.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -815,6 +821,8 @@ def _read_OffsetFetchResponseTopics_v8_9(buf: bytes, pos: int) -> tuple[OffsetFe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topics.partitions = []
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
             for index in range(partitions_n):
@@ -885,7 +893,7 @@ def _size_OffsetFetchResponseTopics_v8_9(topics: OffsetFetchResponseTopics) -> i
 # --- OffsetFetchResponseTopics, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseTopics, int]:
-    topics = OffsetFetchResponseTopics.__new__(OffsetFetchResponseTopics)
+    topics = blank_instance(OffsetFetchResponseTopics)
     topics.name = ''
     field = ""
     index = 0
@@ -902,6 +910,8 @@ def _read_OffsetFetchResponseTopics_v10(buf: bytes, pos: int) -> tuple[OffsetFet
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topics.partitions = []
         else:
             partitions_items: list[OffsetFetchResponsePartitions] = []
             for index in range(partitions_n):
@@ -965,7 +975,7 @@ def _size_OffsetFetchResponseTopics_v10(topics: OffsetFetchResponseTopics) -> in
 # --- OffsetFetchResponseGroup, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    group = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
+    group = blank_instance(OffsetFetchResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -986,6 +996,8 @@ def _read_OffsetFetchResponseGroup_v8_9(buf: bytes, pos: int) -> tuple[OffsetFet
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
             for index in range(topics_n):
@@ -1061,7 +1073,7 @@ def _size_OffsetFetchResponseGroup_v8_9(group: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponseGroup, version 10 (flexible) ---
 
 def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponseGroup, int]:
-    group = OffsetFetchResponseGroup.__new__(OffsetFetchResponseGroup)
+    group = blank_instance(OffsetFetchResponseGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1082,6 +1094,8 @@ def _read_OffsetFetchResponseGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            group.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopics] = []
             for index in range(topics_n):
@@ -1157,7 +1171,7 @@ def _size_OffsetFetchResponseGroup_v10(group: OffsetFetchResponseGroup) -> int:
 # --- OffsetFetchResponse, version 1 ---
 
 def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
     response.error_code = 0
     field = ""
@@ -1168,6 +1182,8 @@ def _read_OffsetFetchResponse_v1(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for index in range(topics_n):
@@ -1214,7 +1230,7 @@ def _size_OffsetFetchResponse_v1(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 2 ---
 
 def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.throttle_time_ms = 0
     field = ""
     index = 0
@@ -1224,6 +1240,8 @@ def _read_OffsetFetchResponse_v2(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for index in range(topics_n):
@@ -1275,7 +1293,7 @@ def _size_OffsetFetchResponse_v2(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 3-4 ---
 
 def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     try:
@@ -1287,6 +1305,8 @@ def _read_OffsetFetchResponse_v3_4(buf: bytes, pos: int) -> tuple[OffsetFetchRes
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for index in range(topics_n):
@@ -1340,7 +1360,7 @@ def _size_OffsetFetchResponse_v3_4(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 5 ---
 
 def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     try:
@@ -1352,6 +1372,8 @@ def _read_OffsetFetchResponse_v5(buf: bytes, pos: int) -> tuple[OffsetFetchRespo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for index in range(topics_n):
@@ -1405,7 +1427,7 @@ def _size_OffsetFetchResponse_v5(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 6-7 (flexible) ---
 
 def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1422,6 +1444,8 @@ def _read_OffsetFetchResponse_v6_7(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[OffsetFetchResponseTopic] = []
             for index in range(topics_n):
@@ -1491,7 +1515,7 @@ def _size_OffsetFetchResponse_v6_7(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, versions 8-9 (flexible) ---
 
 def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -1509,6 +1533,8 @@ def _read_OffsetFetchResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetFetchRes
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
             for index in range(groups_n):
@@ -1573,7 +1599,7 @@ def _size_OffsetFetchResponse_v8_9(response: OffsetFetchResponse) -> int:
 # --- OffsetFetchResponse, version 10 (flexible) ---
 
 def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResponse, int]:
-    response = OffsetFetchResponse.__new__(OffsetFetchResponse)
+    response = blank_instance(OffsetFetchResponse)
     response.error_code = 0
     field = ""
     index = 0
@@ -1591,6 +1617,8 @@ def _read_OffsetFetchResponse_v10(buf: bytes, pos: int) -> tuple[OffsetFetchResp
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[OffsetFetchResponseGroup] = []
             for index in range(groups_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -179,7 +179,7 @@ class OffsetForLeaderEpochRequest(GeneratedStruct):
 # --- OffsetForLeaderPartition, versions 2-3 ---
 
 def _read_OffsetForLeaderPartition_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
-    partition = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+    partition = blank_instance(OffsetForLeaderPartition)
     field = ""
     index = 0
     try:
@@ -211,7 +211,7 @@ def _size_OffsetForLeaderPartition_v2_3(partition: OffsetForLeaderPartition) -> 
 # --- OffsetForLeaderPartition, version 4 (flexible) ---
 
 def _read_OffsetForLeaderPartition_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderPartition, int]:
-    partition = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+    partition = blank_instance(OffsetForLeaderPartition)
     field = ""
     index = 0
     try:
@@ -255,7 +255,7 @@ def _size_OffsetForLeaderPartition_v4(partition: OffsetForLeaderPartition) -> in
 # --- OffsetForLeaderTopic, versions 2-3 ---
 
 def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
-    topic = OffsetForLeaderTopic.__new__(OffsetForLeaderTopic)
+    topic = blank_instance(OffsetForLeaderTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -267,6 +267,8 @@ def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLead
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -327,7 +329,7 @@ def _size_OffsetForLeaderTopic_v2_3(topic: OffsetForLeaderTopic) -> int:
 # --- OffsetForLeaderTopic, version 4 (flexible) ---
 
 def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopic, int]:
-    topic = OffsetForLeaderTopic.__new__(OffsetForLeaderTopic)
+    topic = blank_instance(OffsetForLeaderTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -348,6 +350,8 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[OffsetForLeaderPartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -429,7 +433,7 @@ def _size_OffsetForLeaderTopic_v4(topic: OffsetForLeaderTopic) -> int:
 # --- OffsetForLeaderEpochRequest, version 2 ---
 
 def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     request.replica_id = -2
     field = ""
     index = 0
@@ -439,6 +443,8 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
             for index in range(topics_n):
@@ -483,7 +489,7 @@ def _size_OffsetForLeaderEpochRequest_v2(request: OffsetForLeaderEpochRequest) -
 # --- OffsetForLeaderEpochRequest, version 3 ---
 
 def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
     try:
@@ -495,6 +501,8 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
             for index in range(topics_n):
@@ -541,7 +549,7 @@ def _size_OffsetForLeaderEpochRequest_v3(request: OffsetForLeaderEpochRequest) -
 # --- OffsetForLeaderEpochRequest, version 4 (flexible) ---
 
 def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochRequest, int]:
-    request = OffsetForLeaderEpochRequest.__new__(OffsetForLeaderEpochRequest)
+    request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -558,6 +566,8 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
             for index in range(topics_n):

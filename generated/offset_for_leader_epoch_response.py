@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -182,7 +182,7 @@ class OffsetForLeaderEpochResponse(GeneratedStruct):
 # --- EpochEndOffset, versions 2-3 ---
 
 def _read_EpochEndOffset_v2_3(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -214,7 +214,7 @@ def _size_EpochEndOffset_v2_3(epoch_end_offset: EpochEndOffset) -> int:
 # --- EpochEndOffset, version 4 (flexible) ---
 
 def _read_EpochEndOffset_v4(buf: bytes, pos: int) -> tuple[EpochEndOffset, int]:
-    epoch_end_offset = EpochEndOffset.__new__(EpochEndOffset)
+    epoch_end_offset = blank_instance(EpochEndOffset)
     field = ""
     index = 0
     try:
@@ -258,7 +258,7 @@ def _size_EpochEndOffset_v4(epoch_end_offset: EpochEndOffset) -> int:
 # --- OffsetForLeaderTopicResult, versions 2-3 ---
 
 def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
-    result = OffsetForLeaderTopicResult.__new__(OffsetForLeaderTopicResult)
+    result = blank_instance(OffsetForLeaderTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -270,6 +270,8 @@ def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetF
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -330,7 +332,7 @@ def _size_OffsetForLeaderTopicResult_v2_3(result: OffsetForLeaderTopicResult) ->
 # --- OffsetForLeaderTopicResult, version 4 (flexible) ---
 
 def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderTopicResult, int]:
-    result = OffsetForLeaderTopicResult.__new__(OffsetForLeaderTopicResult)
+    result = blank_instance(OffsetForLeaderTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -351,6 +353,8 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -432,7 +436,7 @@ def _size_OffsetForLeaderTopicResult_v4(result: OffsetForLeaderTopicResult) -> i
 # --- OffsetForLeaderEpochResponse, versions 2-3 ---
 
 def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = OffsetForLeaderEpochResponse.__new__(OffsetForLeaderEpochResponse)
+    response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
     try:
@@ -444,6 +448,8 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
             for index in range(topics_n):
@@ -490,7 +496,7 @@ def _size_OffsetForLeaderEpochResponse_v2_3(response: OffsetForLeaderEpochRespon
 # --- OffsetForLeaderEpochResponse, version 4 (flexible) ---
 
 def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetForLeaderEpochResponse, int]:
-    response = OffsetForLeaderEpochResponse.__new__(OffsetForLeaderEpochResponse)
+    response = blank_instance(OffsetForLeaderEpochResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -507,6 +513,8 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
             for index in range(topics_n):

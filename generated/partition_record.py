@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -150,7 +150,7 @@ class PartitionRecord(GeneratedStruct):
 # --- PartitionRecord, version 0 (flexible) ---
 
 def _read_PartitionRecord_v0(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
@@ -360,7 +360,7 @@ def _size_PartitionRecord_v0(record: PartitionRecord) -> int:
 # --- PartitionRecord, version 1 (flexible) ---
 
 def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.eligible_leader_replicas = None
     record.last_known_elr = None
     record.leader_recovery_state = 0
@@ -433,6 +433,8 @@ def _read_PartitionRecord_v1(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: no loop to set up
+            record.directories = []
         else:
             directories_items: list[UUID] = []
             for index in range(directories_n):
@@ -601,7 +603,7 @@ def _size_PartitionRecord_v1(record: PartitionRecord) -> int:
 # --- PartitionRecord, version 2 (flexible) ---
 
 def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int]:
-    record = PartitionRecord.__new__(PartitionRecord)
+    record = blank_instance(PartitionRecord)
     record.leader_recovery_state = 0
     record.eligible_leader_replicas = None
     record.last_known_elr = None
@@ -674,6 +676,8 @@ def _read_PartitionRecord_v2(buf: bytes, pos: int) -> tuple[PartitionRecord, int
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
+        elif directories_n == 0:  # no element: no loop to set up
+            record.directories = []
         else:
             directories_items: list[UUID] = []
             for index in range(directories_n):

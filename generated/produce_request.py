@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -190,7 +190,7 @@ class ProduceRequest(GeneratedStruct):
 # --- PartitionProduceData, versions 3-8 ---
 
 def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    data = PartitionProduceData.__new__(PartitionProduceData)
+    data = blank_instance(PartitionProduceData)
     field = ""
     index = 0
     try:
@@ -201,8 +201,12 @@ def _read_PartitionProduceData_v3_8(buf: bytes, pos: int) -> tuple[PartitionProd
         records_n, pos = _w.read_length(buf, pos, False)
         if records_n < 0:
             data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
+        else:
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = pos
+            records_view._end = pos + records_n
+            data.records = records_view
             pos += records_n
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -232,20 +236,42 @@ def _size_PartitionProduceData_v3_8(data: PartitionProduceData) -> int:
 # --- PartitionProduceData, versions 9-13 (flexible) ---
 
 def _read_PartitionProduceData_v9_13(buf: bytes, pos: int) -> tuple[PartitionProduceData, int]:
-    data = PartitionProduceData.__new__(PartitionProduceData)
+    data = blank_instance(PartitionProduceData)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "index"
         (data.index,) = _unpack_PartitionProduceData_index(buf, pos)
         pos += 4
         field = "records"
-        records_n, pos = _w.read_length(buf, pos, True)
-        if records_n < 0:
-            data.records = None
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
-            pos += records_n
+        records_n = buf[pos]  # the length + 1, an unsigned varint
+        if records_n < 0x80:
+            records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            records_n = records_n & 0x7F | buf[pos + 1] << 7
+            records_start = pos + 2
+        else:
+            records_start = size + 1  # longer: the runtime reads it below
+        records_n -= 1
+        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = records_start
+            records_view._end = records_start + records_n
+            data.records = records_view
+            pos = records_start + records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            records_n, pos = _w.read_length(buf, pos, True)
+            if records_n < 0:
+                data.records = None
+            else:
+                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                records_view._buf = buf
+                records_view._start = pos
+                records_view._end = pos + records_n
+                data.records = records_view
+                pos += records_n
         field = "(tagged fields)"
         if buf[pos] == 0:
             pos += 1
@@ -286,7 +312,7 @@ def _size_PartitionProduceData_v9_13(data: PartitionProduceData) -> int:
 # --- TopicProduceData, versions 3-8 ---
 
 def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -298,6 +324,8 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
         partition_data_n, pos = _w.read_count(buf, pos, False)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: no loop to set up
+            data.partition_data = []
         else:
             partition_data_items: list[PartitionProduceData] = []
             for index in range(partition_data_n):
@@ -347,7 +375,7 @@ def _size_TopicProduceData_v3_8(data: TopicProduceData) -> int:
 # --- TopicProduceData, versions 9-12 (flexible) ---
 
 def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -369,6 +397,8 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: no loop to set up
+            data.partition_data = []
         else:
             partition_data_items: list[PartitionProduceData] = []
             for index in range(partition_data_n):
@@ -439,7 +469,7 @@ def _size_TopicProduceData_v9_12(data: TopicProduceData) -> int:
 # --- TopicProduceData, version 13 (flexible) ---
 
 def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, int]:
-    data = TopicProduceData.__new__(TopicProduceData)
+    data = blank_instance(TopicProduceData)
     data.name = ''
     field = ""
     index = 0
@@ -456,6 +486,8 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
+        elif partition_data_n == 0:  # no element: no loop to set up
+            data.partition_data = []
         else:
             partition_data_items: list[PartitionProduceData] = []
             for index in range(partition_data_n):
@@ -519,7 +551,7 @@ def _size_TopicProduceData_v13(data: TopicProduceData) -> int:
 # --- ProduceRequest, versions 3-8 ---
 
 def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     try:
@@ -533,6 +565,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         topic_data_n, pos = _w.read_count(buf, pos, False)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: no loop to set up
+            request.topic_data = KeyedList()
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for index in range(topic_data_n):
@@ -582,7 +616,7 @@ def _size_ProduceRequest_v3_8(request: ProduceRequest) -> int:
 # --- ProduceRequest, versions 9-12 (flexible) ---
 
 def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -606,6 +640,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: no loop to set up
+            request.topic_data = KeyedList()
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for index in range(topic_data_n):
@@ -671,7 +707,7 @@ def _size_ProduceRequest_v9_12(request: ProduceRequest) -> int:
 # --- ProduceRequest, version 13 (flexible) ---
 
 def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]:
-    request = ProduceRequest.__new__(ProduceRequest)
+    request = blank_instance(ProduceRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -695,6 +731,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
+        elif topic_data_n == 0:  # no element: no loop to set up
+            request.topic_data = KeyedList()
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for index in range(topic_data_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -375,7 +375,7 @@ class ProduceResponse(GeneratedStruct):
 # --- BatchIndexAndErrorMessage, version 8 ---
 
 def _read_BatchIndexAndErrorMessage_v8(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    message = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
+    message = blank_instance(BatchIndexAndErrorMessage)
     field = ""
     index = 0
     try:
@@ -412,7 +412,7 @@ def _size_BatchIndexAndErrorMessage_v8(message: BatchIndexAndErrorMessage) -> in
 # --- BatchIndexAndErrorMessage, versions 9-13 (flexible) ---
 
 def _read_BatchIndexAndErrorMessage_v9_13(buf: bytes, pos: int) -> tuple[BatchIndexAndErrorMessage, int]:
-    message = BatchIndexAndErrorMessage.__new__(BatchIndexAndErrorMessage)
+    message = blank_instance(BatchIndexAndErrorMessage)
     field = ""
     index = 0
     size = len(buf)
@@ -467,7 +467,7 @@ def _size_BatchIndexAndErrorMessage_v9_13(message: BatchIndexAndErrorMessage) ->
 # --- LeaderIdAndEpoch, versions 10-13 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v10_13(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -511,7 +511,7 @@ def _size_LeaderIdAndEpoch_v10_13(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- PartitionProduceResponse, versions 3-4 ---
 
 def _read_PartitionProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     response.log_start_offset = -1
     response.error_message = None
     field = ""
@@ -547,7 +547,7 @@ def _size_PartitionProduceResponse_v3_4(response: PartitionProduceResponse) -> i
 # --- PartitionProduceResponse, versions 5-7 ---
 
 def _read_PartitionProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     response.error_message = None
     field = ""
     index = 0
@@ -582,7 +582,7 @@ def _size_PartitionProduceResponse_v5_7(response: PartitionProduceResponse) -> i
 # --- PartitionProduceResponse, version 8 ---
 
 def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     try:
@@ -594,6 +594,8 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: no loop to set up
+            response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for index in range(record_errors_n):
@@ -647,7 +649,7 @@ def _size_PartitionProduceResponse_v8(response: PartitionProduceResponse) -> int
 # --- PartitionProduceResponse, version 9 (flexible) ---
 
 def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -664,6 +666,8 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: no loop to set up
+            response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for index in range(record_errors_n):
@@ -738,7 +742,7 @@ def _size_PartitionProduceResponse_v9(response: PartitionProduceResponse) -> int
 # --- PartitionProduceResponse, versions 10-13 (flexible) ---
 
 def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[PartitionProduceResponse, int]:
-    response = PartitionProduceResponse.__new__(PartitionProduceResponse)
+    response = blank_instance(PartitionProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -755,6 +759,8 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
+        elif record_errors_n == 0:  # no element: no loop to set up
+            response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for index in range(record_errors_n):
@@ -862,7 +868,7 @@ def _size_PartitionProduceResponse_v10_13(response: PartitionProduceResponse) ->
 # --- TopicProduceResponse, versions 3-4 ---
 
 def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -874,6 +880,8 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -923,7 +931,7 @@ def _size_TopicProduceResponse_v3_4(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, versions 5-7 ---
 
 def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -935,6 +943,8 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -984,7 +994,7 @@ def _size_TopicProduceResponse_v5_7(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 8 ---
 
 def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -996,6 +1006,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -1045,7 +1057,7 @@ def _size_TopicProduceResponse_v8(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 9 (flexible) ---
 
 def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1067,6 +1079,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -1137,7 +1151,7 @@ def _size_TopicProduceResponse_v9(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, versions 10-12 (flexible) ---
 
 def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -1159,6 +1173,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -1229,7 +1245,7 @@ def _size_TopicProduceResponse_v10_12(response: TopicProduceResponse) -> int:
 # --- TopicProduceResponse, version 13 (flexible) ---
 
 def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceResponse, int]:
-    response = TopicProduceResponse.__new__(TopicProduceResponse)
+    response = blank_instance(TopicProduceResponse)
     response.name = ''
     field = ""
     index = 0
@@ -1246,6 +1262,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+        elif partition_responses_n == 0:  # no element: no loop to set up
+            response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for index in range(partition_responses_n):
@@ -1309,7 +1327,7 @@ def _size_TopicProduceResponse_v13(response: TopicProduceResponse) -> int:
 # --- NodeEndpoint, versions 10-13 (flexible) ---
 
 def _read_NodeEndpoint_v10_13(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1386,7 +1404,7 @@ def _size_NodeEndpoint_v10_13(endpoint: NodeEndpoint) -> int:
 # --- ProduceResponse, versions 3-4 ---
 
 def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1395,6 +1413,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1446,7 +1466,7 @@ def _size_ProduceResponse_v3_4(response: ProduceResponse) -> int:
 # --- ProduceResponse, versions 5-7 ---
 
 def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1455,6 +1475,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1506,7 +1528,7 @@ def _size_ProduceResponse_v5_7(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 8 ---
 
 def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     try:
@@ -1515,6 +1537,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1566,7 +1590,7 @@ def _size_ProduceResponse_v8(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 9 (flexible) ---
 
 def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1580,6 +1604,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1647,7 +1673,7 @@ def _size_ProduceResponse_v9(response: ProduceResponse) -> int:
 # --- ProduceResponse, versions 10-12 (flexible) ---
 
 def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1661,6 +1687,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1699,6 +1727,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):
@@ -1788,7 +1818,7 @@ def _size_ProduceResponse_v10_12(response: ProduceResponse) -> int:
 # --- ProduceResponse, version 13 (flexible) ---
 
 def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, int]:
-    response = ProduceResponse.__new__(ProduceResponse)
+    response = blank_instance(ProduceResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1802,6 +1832,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for index in range(responses_n):
@@ -1840,6 +1872,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):

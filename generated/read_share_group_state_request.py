@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -170,7 +170,7 @@ class ReadShareGroupStateRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -214,7 +214,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- ReadStateData, version 0 (flexible) ---
 
 def _read_ReadStateData_v0(buf: bytes, pos: int) -> tuple[ReadStateData, int]:
-    data = ReadStateData.__new__(ReadStateData)
+    data = blank_instance(ReadStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -230,6 +230,8 @@ def _read_ReadStateData_v0(buf: bytes, pos: int) -> tuple[ReadStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -304,7 +306,7 @@ def _size_ReadStateData_v0(data: ReadStateData) -> int:
 # --- ReadShareGroupStateRequest, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateRequest, int]:
-    request = ReadShareGroupStateRequest.__new__(ReadShareGroupStateRequest)
+    request = blank_instance(ReadShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -325,6 +327,8 @@ def _read_ReadShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[ReadShare
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ReadStateData] = []
             for index in range(topics_n):

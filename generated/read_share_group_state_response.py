@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -248,7 +248,7 @@ class ReadShareGroupStateResponse(GeneratedStruct):
 # --- StateBatch, version 0 (flexible) ---
 
 def _read_StateBatch_v0(buf: bytes, pos: int) -> tuple[StateBatch, int]:
-    batch = StateBatch.__new__(StateBatch)
+    batch = blank_instance(StateBatch)
     field = ""
     index = 0
     try:
@@ -292,7 +292,7 @@ def _size_StateBatch_v0(batch: StateBatch) -> int:
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -319,6 +319,8 @@ def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            result.state_batches = []
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -397,7 +399,7 @@ def _size_PartitionResult_v0(result: PartitionResult) -> int:
 # --- ReadStateResult, version 0 (flexible) ---
 
 def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int]:
-    result = ReadStateResult.__new__(ReadStateResult)
+    result = blank_instance(ReadStateResult)
     field = ""
     index = 0
     size = len(buf)
@@ -413,6 +415,8 @@ def _read_ReadStateResult_v0(buf: bytes, pos: int) -> tuple[ReadStateResult, int
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[PartitionResult] = []
             for index in range(partitions_n):
@@ -476,7 +480,7 @@ def _size_ReadStateResult_v0(result: ReadStateResult) -> int:
 # --- ReadShareGroupStateResponse, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateResponse, int]:
-    response = ReadShareGroupStateResponse.__new__(ReadShareGroupStateResponse)
+    response = blank_instance(ReadShareGroupStateResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -490,6 +494,8 @@ def _read_ReadShareGroupStateResponse_v0(buf: bytes, pos: int) -> tuple[ReadShar
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[ReadStateResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -170,7 +170,7 @@ class ReadShareGroupStateSummaryRequest(GeneratedStruct):
 # --- PartitionData, versions 0-1 (flexible) ---
 
 def _read_PartitionData_v0_1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -214,7 +214,7 @@ def _size_PartitionData_v0_1(data: PartitionData) -> int:
 # --- ReadStateSummaryData, versions 0-1 (flexible) ---
 
 def _read_ReadStateSummaryData_v0_1(buf: bytes, pos: int) -> tuple[ReadStateSummaryData, int]:
-    data = ReadStateSummaryData.__new__(ReadStateSummaryData)
+    data = blank_instance(ReadStateSummaryData)
     field = ""
     index = 0
     size = len(buf)
@@ -230,6 +230,8 @@ def _read_ReadStateSummaryData_v0_1(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -304,7 +306,7 @@ def _size_ReadStateSummaryData_v0_1(data: ReadStateSummaryData) -> int:
 # --- ReadShareGroupStateSummaryRequest, versions 0-1 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryRequest_v0_1(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryRequest, int]:
-    request = ReadShareGroupStateSummaryRequest.__new__(ReadShareGroupStateSummaryRequest)
+    request = blank_instance(ReadShareGroupStateSummaryRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -325,6 +327,8 @@ def _read_ReadShareGroupStateSummaryRequest_v0_1(buf: bytes, pos: int) -> tuple[
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[ReadStateSummaryData] = []
             for index in range(topics_n):

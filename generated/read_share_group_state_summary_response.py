@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -198,7 +198,7 @@ class ReadShareGroupStateSummaryResponse(GeneratedStruct):
 # --- PartitionResult, version 0 (flexible) ---
 
 def _read_PartitionResult_v0(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     result.delivery_complete_count = -1
     field = ""
     index = 0
@@ -259,7 +259,7 @@ def _size_PartitionResult_v0(result: PartitionResult) -> int:
 # --- PartitionResult, version 1 (flexible) ---
 
 def _read_PartitionResult_v1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -319,7 +319,7 @@ def _size_PartitionResult_v1(result: PartitionResult) -> int:
 # --- ReadStateSummaryResult, version 0 (flexible) ---
 
 def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
-    result = ReadStateSummaryResult.__new__(ReadStateSummaryResult)
+    result = blank_instance(ReadStateSummaryResult)
     field = ""
     index = 0
     size = len(buf)
@@ -335,6 +335,8 @@ def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[PartitionResult] = []
             for index in range(partitions_n):
@@ -398,7 +400,7 @@ def _size_ReadStateSummaryResult_v0(result: ReadStateSummaryResult) -> int:
 # --- ReadStateSummaryResult, version 1 (flexible) ---
 
 def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSummaryResult, int]:
-    result = ReadStateSummaryResult.__new__(ReadStateSummaryResult)
+    result = blank_instance(ReadStateSummaryResult)
     field = ""
     index = 0
     size = len(buf)
@@ -414,6 +416,8 @@ def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[PartitionResult] = []
             for index in range(partitions_n):
@@ -477,7 +481,7 @@ def _size_ReadStateSummaryResult_v1(result: ReadStateSummaryResult) -> int:
 # --- ReadShareGroupStateSummaryResponse, version 0 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
-    response = ReadShareGroupStateSummaryResponse.__new__(ReadShareGroupStateSummaryResponse)
+    response = blank_instance(ReadShareGroupStateSummaryResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -491,6 +495,8 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[ReadStateSummaryResult] = []
             for index in range(results_n):
@@ -551,7 +557,7 @@ def _size_ReadShareGroupStateSummaryResponse_v0(response: ReadShareGroupStateSum
 # --- ReadShareGroupStateSummaryResponse, version 1 (flexible) ---
 
 def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[ReadShareGroupStateSummaryResponse, int]:
-    response = ReadShareGroupStateSummaryResponse.__new__(ReadShareGroupStateSummaryResponse)
+    response = blank_instance(ReadShareGroupStateSummaryResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -565,6 +571,8 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[ReadStateSummaryResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -246,7 +246,7 @@ class RegisterBrokerRecord(GeneratedStruct):
 # --- BrokerEndpoint, versions 0-3 (flexible) ---
 
 def _read_BrokerEndpoint_v0_3(buf: bytes, pos: int) -> tuple[BrokerEndpoint, int]:
-    endpoint = BrokerEndpoint.__new__(BrokerEndpoint)
+    endpoint = blank_instance(BrokerEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -325,7 +325,7 @@ def _size_BrokerEndpoint_v0_3(endpoint: BrokerEndpoint) -> int:
 # --- BrokerFeature, versions 0-3 (flexible) ---
 
 def _read_BrokerFeature_v0_3(buf: bytes, pos: int) -> tuple[BrokerFeature, int]:
-    feature = BrokerFeature.__new__(BrokerFeature)
+    feature = blank_instance(BrokerFeature)
     field = ""
     index = 0
     size = len(buf)
@@ -387,7 +387,7 @@ def _size_BrokerFeature_v0_3(feature: BrokerFeature) -> int:
 # --- RegisterBrokerRecord, version 0 (flexible) ---
 
 def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
     record.in_controlled_shutdown = False
     field = ""
@@ -411,6 +411,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: no loop to set up
+            record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for index in range(end_points_n):
@@ -426,6 +428,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for index in range(features_n):
@@ -533,7 +537,7 @@ def _size_RegisterBrokerRecord_v0(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 1 (flexible) ---
 
 def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     record.is_migrating_zk_broker = False
     field = ""
     index = 0
@@ -556,6 +560,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: no loop to set up
+            record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for index in range(end_points_n):
@@ -571,6 +577,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for index in range(features_n):
@@ -676,7 +684,7 @@ def _size_RegisterBrokerRecord_v1(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 2 (flexible) ---
 
 def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -698,6 +706,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: no loop to set up
+            record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for index in range(end_points_n):
@@ -713,6 +723,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for index in range(features_n):
@@ -816,7 +828,7 @@ def _size_RegisterBrokerRecord_v2(record: RegisterBrokerRecord) -> int:
 # --- RegisterBrokerRecord, version 3 (flexible) ---
 
 def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerRecord, int]:
-    record = RegisterBrokerRecord.__new__(RegisterBrokerRecord)
+    record = blank_instance(RegisterBrokerRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -838,6 +850,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: no loop to set up
+            record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for index in range(end_points_n):
@@ -853,6 +867,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for index in range(features_n):
@@ -898,6 +914,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                         log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
+                    elif log_dirs_n == 0:  # no element: no loop to set up
+                        record.log_dirs = []
                     else:
                         log_dirs_items: list[UUID] = []
                         for index in range(log_dirs_n):

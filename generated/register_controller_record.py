@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -210,7 +210,7 @@ class RegisterControllerRecord(GeneratedStruct):
 # --- ControllerEndpoint, version 0 (flexible) ---
 
 def _read_ControllerEndpoint_v0(buf: bytes, pos: int) -> tuple[ControllerEndpoint, int]:
-    endpoint = ControllerEndpoint.__new__(ControllerEndpoint)
+    endpoint = blank_instance(ControllerEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -289,7 +289,7 @@ def _size_ControllerEndpoint_v0(endpoint: ControllerEndpoint) -> int:
 # --- ControllerFeature, version 0 (flexible) ---
 
 def _read_ControllerFeature_v0(buf: bytes, pos: int) -> tuple[ControllerFeature, int]:
-    feature = ControllerFeature.__new__(ControllerFeature)
+    feature = blank_instance(ControllerFeature)
     field = ""
     index = 0
     size = len(buf)
@@ -351,7 +351,7 @@ def _size_ControllerFeature_v0(feature: ControllerFeature) -> int:
 # --- RegisterControllerRecord, version 0 (flexible) ---
 
 def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterControllerRecord, int]:
-    record = RegisterControllerRecord.__new__(RegisterControllerRecord)
+    record = blank_instance(RegisterControllerRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -373,6 +373,8 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
+        elif end_points_n == 0:  # no element: no loop to set up
+            record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[ControllerEndpoint] = KeyedList()
             for index in range(end_points_n):
@@ -388,6 +390,8 @@ def _read_RegisterControllerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterCon
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
+        elif features_n == 0:  # no element: no loop to set up
+            record.features = KeyedList()
         else:
             features_items: KeyedList[ControllerFeature] = KeyedList()
             for index in range(features_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -188,7 +188,7 @@ class RemoteLogSegmentMetadataSnapshotRecord(GeneratedStruct):
 # --- SegmentLeaderEpochEntry, version 0 (flexible) ---
 
 def _read_SegmentLeaderEpochEntry_v0(buf: bytes, pos: int) -> tuple[SegmentLeaderEpochEntry, int]:
-    entry = SegmentLeaderEpochEntry.__new__(SegmentLeaderEpochEntry)
+    entry = blank_instance(SegmentLeaderEpochEntry)
     field = ""
     index = 0
     try:
@@ -232,7 +232,7 @@ def _size_SegmentLeaderEpochEntry_v0(entry: SegmentLeaderEpochEntry) -> int:
 # --- RemoteLogSegmentMetadataSnapshotRecord, version 0 (flexible) ---
 
 def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tuple[RemoteLogSegmentMetadataSnapshotRecord, int]:
-    record = RemoteLogSegmentMetadataSnapshotRecord.__new__(RemoteLogSegmentMetadataSnapshotRecord)
+    record = blank_instance(RemoteLogSegmentMetadataSnapshotRecord)
     record.txn_index_empty = False
     field = ""
     index = 0
@@ -252,6 +252,8 @@ def _read_RemoteLogSegmentMetadataSnapshotRecord_v0(buf: bytes, pos: int) -> tup
             segment_leader_epochs_n, pos = _w.read_count(buf, pos, True)
         if segment_leader_epochs_n < 0:
             raise DecodeError("non-nullable field segment_leader_epochs was null", offset=pos)
+        elif segment_leader_epochs_n == 0:  # no element: no loop to set up
+            record.segment_leader_epochs = []
         else:
             segment_leader_epochs_items: list[SegmentLeaderEpochEntry] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

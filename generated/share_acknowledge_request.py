@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -247,7 +247,7 @@ class ShareAcknowledgeRequest(GeneratedStruct):
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
 def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
-    batch = AcknowledgementBatch.__new__(AcknowledgementBatch)
+    batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
     size = len(buf)
@@ -320,7 +320,7 @@ def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
 # --- AcknowledgePartition, versions 1-2 (flexible) ---
 
 def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePartition, int]:
-    partition = AcknowledgePartition.__new__(AcknowledgePartition)
+    partition = blank_instance(AcknowledgePartition)
     field = ""
     index = 0
     size = len(buf)
@@ -337,6 +337,8 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+            partition.acknowledgement_batches = []
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
             for index in range(acknowledgement_batches_n):
@@ -399,7 +401,7 @@ def _size_AcknowledgePartition_v1_2(partition: AcknowledgePartition) -> int:
 # --- AcknowledgeTopic, versions 1-2 (flexible) ---
 
 def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic, int]:
-    topic = AcknowledgeTopic.__new__(AcknowledgeTopic)
+    topic = blank_instance(AcknowledgeTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -415,6 +417,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = KeyedList()
         else:
             partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
             for index in range(partitions_n):
@@ -478,7 +482,7 @@ def _size_AcknowledgeTopic_v1_2(topic: AcknowledgeTopic) -> int:
 # --- ShareAcknowledgeRequest, version 1 (flexible) ---
 
 def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
-    request = ShareAcknowledgeRequest.__new__(ShareAcknowledgeRequest)
+    request = blank_instance(ShareAcknowledgeRequest)
     request.is_renew_ack = False
     field = ""
     index = 0
@@ -510,6 +514,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
             for index in range(topics_n):
@@ -580,7 +586,7 @@ def _size_ShareAcknowledgeRequest_v1(request: ShareAcknowledgeRequest) -> int:
 # --- ShareAcknowledgeRequest, version 2 (flexible) ---
 
 def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowledgeRequest, int]:
-    request = ShareAcknowledgeRequest.__new__(ShareAcknowledgeRequest)
+    request = blank_instance(ShareAcknowledgeRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -611,6 +617,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -316,7 +316,7 @@ class ShareAcknowledgeResponse(GeneratedStruct):
 # --- LeaderIdAndEpoch, versions 1-2 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v1_2(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -360,7 +360,7 @@ def _size_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- PartitionData, versions 1-2 (flexible) ---
 
 def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -422,7 +422,7 @@ def _size_PartitionData_v1_2(data: PartitionData) -> int:
 # --- ShareAcknowledgeTopicResponse, versions 1-2 (flexible) ---
 
 def _read_ShareAcknowledgeTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareAcknowledgeTopicResponse, int]:
-    response = ShareAcknowledgeTopicResponse.__new__(ShareAcknowledgeTopicResponse)
+    response = blank_instance(ShareAcknowledgeTopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -438,6 +438,8 @@ def _read_ShareAcknowledgeTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[Shar
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -501,7 +503,7 @@ def _size_ShareAcknowledgeTopicResponse_v1_2(response: ShareAcknowledgeTopicResp
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
 def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -578,7 +580,7 @@ def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
 # --- ShareAcknowledgeResponse, version 1 (flexible) ---
 
 def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknowledgeResponse, int]:
-    response = ShareAcknowledgeResponse.__new__(ShareAcknowledgeResponse)
+    response = blank_instance(ShareAcknowledgeResponse)
     response.acquisition_lock_timeout_ms = 0
     field = ""
     index = 0
@@ -603,6 +605,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for index in range(responses_n):
@@ -618,6 +622,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+        elif node_endpoints_n == 0:  # no element: no loop to set up
+            response.node_endpoints = KeyedList()
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for index in range(node_endpoints_n):
@@ -702,7 +708,7 @@ def _size_ShareAcknowledgeResponse_v1(response: ShareAcknowledgeResponse) -> int
 # --- ShareAcknowledgeResponse, version 2 (flexible) ---
 
 def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknowledgeResponse, int]:
-    response = ShareAcknowledgeResponse.__new__(ShareAcknowledgeResponse)
+    response = blank_instance(ShareAcknowledgeResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -729,6 +735,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for index in range(responses_n):
@@ -744,6 +752,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+        elif node_endpoints_n == 0:  # no element: no loop to set up
+            response.node_endpoints = KeyedList()
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for index in range(node_endpoints_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -336,7 +336,7 @@ class ShareFetchRequest(GeneratedStruct):
 # --- AcknowledgementBatch, versions 1-2 (flexible) ---
 
 def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgementBatch, int]:
-    batch = AcknowledgementBatch.__new__(AcknowledgementBatch)
+    batch = blank_instance(AcknowledgementBatch)
     field = ""
     index = 0
     size = len(buf)
@@ -409,7 +409,7 @@ def _size_AcknowledgementBatch_v1_2(batch: AcknowledgementBatch) -> int:
 # --- FetchPartition, versions 1-2 (flexible) ---
 
 def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int]:
-    partition = FetchPartition.__new__(FetchPartition)
+    partition = blank_instance(FetchPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -426,6 +426,8 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
+        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
+            partition.acknowledgement_batches = []
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
             for index in range(acknowledgement_batches_n):
@@ -488,7 +490,7 @@ def _size_FetchPartition_v1_2(partition: FetchPartition) -> int:
 # --- FetchTopic, versions 1-2 (flexible) ---
 
 def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
-    topic = FetchTopic.__new__(FetchTopic)
+    topic = blank_instance(FetchTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -504,6 +506,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = KeyedList()
         else:
             partitions_items: KeyedList[FetchPartition] = KeyedList()
             for index in range(partitions_n):
@@ -567,7 +571,7 @@ def _size_FetchTopic_v1_2(topic: FetchTopic) -> int:
 # --- ForgottenTopic, versions 1-2 (flexible) ---
 
 def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int]:
-    topic = ForgottenTopic.__new__(ForgottenTopic)
+    topic = blank_instance(ForgottenTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -640,7 +644,7 @@ def _size_ForgottenTopic_v1_2(topic: ForgottenTopic) -> int:
 # --- ShareFetchRequest, version 1 (flexible) ---
 
 def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
-    request = ShareFetchRequest.__new__(ShareFetchRequest)
+    request = blank_instance(ShareFetchRequest)
     request.share_acquire_mode = 0
     request.is_renew_ack = False
     field = ""
@@ -673,6 +677,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
             for index in range(topics_n):
@@ -688,6 +694,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):
@@ -777,7 +785,7 @@ def _size_ShareFetchRequest_v1(request: ShareFetchRequest) -> int:
 # --- ShareFetchRequest, version 2 (flexible) ---
 
 def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest, int]:
-    request = ShareFetchRequest.__new__(ShareFetchRequest)
+    request = blank_instance(ShareFetchRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -808,6 +816,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = KeyedList()
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
             for index in range(topics_n):
@@ -823,6 +833,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
+        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
+            request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for index in range(forgotten_topics_data_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 from kwire.records.reader import RecordsView
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
@@ -398,7 +398,7 @@ class ShareFetchResponse(GeneratedStruct):
 # --- LeaderIdAndEpoch, versions 1-2 (flexible) ---
 
 def _read_LeaderIdAndEpoch_v1_2(buf: bytes, pos: int) -> tuple[LeaderIdAndEpoch, int]:
-    leader_id_and_epoch = LeaderIdAndEpoch.__new__(LeaderIdAndEpoch)
+    leader_id_and_epoch = blank_instance(LeaderIdAndEpoch)
     field = ""
     index = 0
     try:
@@ -442,7 +442,7 @@ def _size_LeaderIdAndEpoch_v1_2(leader_id_and_epoch: LeaderIdAndEpoch) -> int:
 # --- AcquiredRecords, versions 1-2 (flexible) ---
 
 def _read_AcquiredRecords_v1_2(buf: bytes, pos: int) -> tuple[AcquiredRecords, int]:
-    records = AcquiredRecords.__new__(AcquiredRecords)
+    records = blank_instance(AcquiredRecords)
     field = ""
     index = 0
     try:
@@ -486,7 +486,7 @@ def _size_AcquiredRecords_v1_2(records: AcquiredRecords) -> int:
 # --- PartitionData, versions 1-2 (flexible) ---
 
 def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -514,12 +514,33 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         field = "current_leader"
         data.current_leader, pos = _read_LeaderIdAndEpoch_v1_2(buf, pos)
         field = "records"
-        records_n, pos = _w.read_length(buf, pos, True)
-        if records_n < 0:
-            raise DecodeError("non-nullable field records was null", offset=pos)
-        else:  # a lazy view of the batches, over the input buffer: no copy
-            data.records = RecordsView(buf, pos, pos + records_n)
-            pos += records_n
+        records_n = buf[pos]  # the length + 1, an unsigned varint
+        if records_n < 0x80:
+            records_start = pos + 1
+        elif pos + 1 < size and buf[pos + 1] < 0x80:
+            records_n = records_n & 0x7F | buf[pos + 1] << 7
+            records_start = pos + 2
+        else:
+            records_start = size + 1  # longer: the runtime reads it below
+        records_n -= 1
+        if 0 <= records_n <= size - records_start:  # the usual case: a length that fits
+            records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+            records_view._buf = buf
+            records_view._start = records_start
+            records_view._end = records_start + records_n
+            data.records = records_view
+            pos = records_start + records_n
+        else:  # null, a length of three bytes or more, or one that does not fit
+            records_n, pos = _w.read_length(buf, pos, True)
+            if records_n < 0:
+                raise DecodeError("non-nullable field records was null", offset=pos)
+            else:
+                records_view = blank_instance(RecordsView)  # its slots are set here, as RecordsView allows
+                records_view._buf = buf
+                records_view._start = pos
+                records_view._end = pos + records_n
+                data.records = records_view
+                pos += records_n
         field = "acquired_records[]"
         index = -1  # no element yet: an error in the count names the array itself
         acquired_records_n = buf[pos] - 1
@@ -529,6 +550,8 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             acquired_records_n, pos = _w.read_count(buf, pos, True)
         if acquired_records_n < 0:
             raise DecodeError("non-nullable field acquired_records was null", offset=pos)
+        elif acquired_records_n == 0:  # no element: no loop to set up
+            data.acquired_records = []
         else:
             acquired_records_items: list[AcquiredRecords] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -620,7 +643,7 @@ def _size_PartitionData_v1_2(data: PartitionData) -> int:
 # --- ShareFetchableTopicResponse, versions 1-2 (flexible) ---
 
 def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchableTopicResponse, int]:
-    response = ShareFetchableTopicResponse.__new__(ShareFetchableTopicResponse)
+    response = blank_instance(ShareFetchableTopicResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -636,6 +659,8 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            response.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -699,7 +724,7 @@ def _size_ShareFetchableTopicResponse_v1_2(response: ShareFetchableTopicResponse
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
 def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -776,7 +801,7 @@ def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
 # --- ShareFetchResponse, versions 1-2 (flexible) ---
 
 def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchResponse, int]:
-    response = ShareFetchResponse.__new__(ShareFetchResponse)
+    response = blank_instance(ShareFetchResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -803,6 +828,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
+        elif responses_n == 0:  # no element: no loop to set up
+            response.responses = KeyedList()
         else:
             responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
             for index in range(responses_n):
@@ -818,6 +845,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+        elif node_endpoints_n == 0:  # no element: no loop to set up
+            response.node_endpoints = KeyedList()
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for index in range(node_endpoints_n):

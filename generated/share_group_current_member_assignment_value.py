@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -138,7 +138,7 @@ class ShareGroupCurrentMemberAssignmentValue(GeneratedStruct):
 # --- TopicPartitions, version 0 (flexible) ---
 
 def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -211,7 +211,7 @@ def _size_TopicPartitions_v0(partitions: TopicPartitions) -> int:
 # --- ShareGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
 def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupCurrentMemberAssignmentValue, int]:
-    value = ShareGroupCurrentMemberAssignmentValue.__new__(ShareGroupCurrentMemberAssignmentValue)
+    value = blank_instance(ShareGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
     size = len(buf)
@@ -228,6 +228,8 @@ def _read_ShareGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tup
             assigned_partitions_n, pos = _w.read_count(buf, pos, True)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
+        elif assigned_partitions_n == 0:  # no element: no loop to set up
+            value.assigned_partitions = []
         else:
             assigned_partitions_items: list[TopicPartitions] = []
             for index in range(assigned_partitions_n):

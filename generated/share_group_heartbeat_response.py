@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -196,7 +196,7 @@ class ShareGroupHeartbeatResponse(GeneratedStruct):
 # --- TopicPartitions, version 1 (flexible) ---
 
 def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int]:
-    partitions = TopicPartitions.__new__(TopicPartitions)
+    partitions = blank_instance(TopicPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -269,7 +269,7 @@ def _size_TopicPartitions_v1(partitions: TopicPartitions) -> int:
 # --- Assignment, version 1 (flexible) ---
 
 def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -283,6 +283,8 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
+        elif topic_partitions_n == 0:  # no element: no loop to set up
+            assignment.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for index in range(topic_partitions_n):
@@ -343,7 +345,7 @@ def _size_Assignment_v1(assignment: Assignment) -> int:
 # --- ShareGroupHeartbeatResponse, version 1 (flexible) ---
 
 def _read_ShareGroupHeartbeatResponse_v1(buf: bytes, pos: int) -> tuple[ShareGroupHeartbeatResponse, int]:
-    response = ShareGroupHeartbeatResponse.__new__(ShareGroupHeartbeatResponse)
+    response = blank_instance(ShareGroupHeartbeatResponse)
     field = ""
     index = 0
     size = len(buf)

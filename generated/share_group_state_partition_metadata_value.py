@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -181,7 +181,7 @@ class ShareGroupStatePartitionMetadataValue(GeneratedStruct):
 # --- TopicPartitionsInfo, version 0 (flexible) ---
 
 def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsInfo, int]:
-    info = TopicPartitionsInfo.__new__(TopicPartitionsInfo)
+    info = blank_instance(TopicPartitionsInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -271,7 +271,7 @@ def _size_TopicPartitionsInfo_v0(info: TopicPartitionsInfo) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -333,7 +333,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- ShareGroupStatePartitionMetadataValue, version 0 (flexible) ---
 
 def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tuple[ShareGroupStatePartitionMetadataValue, int]:
-    value = ShareGroupStatePartitionMetadataValue.__new__(ShareGroupStatePartitionMetadataValue)
+    value = blank_instance(ShareGroupStatePartitionMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -347,6 +347,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initializing_topics_n, pos = _w.read_count(buf, pos, True)
         if initializing_topics_n < 0:
             raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
+        elif initializing_topics_n == 0:  # no element: no loop to set up
+            value.initializing_topics = []
         else:
             initializing_topics_items: list[TopicPartitionsInfo] = []
             for index in range(initializing_topics_n):
@@ -362,6 +364,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initialized_topics_n, pos = _w.read_count(buf, pos, True)
         if initialized_topics_n < 0:
             raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
+        elif initialized_topics_n == 0:  # no element: no loop to set up
+            value.initialized_topics = []
         else:
             initialized_topics_items: list[TopicPartitionsInfo] = []
             for index in range(initialized_topics_n):
@@ -377,6 +381,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             deleting_topics_n, pos = _w.read_count(buf, pos, True)
         if deleting_topics_n < 0:
             raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
+        elif deleting_topics_n == 0:  # no element: no loop to set up
+            value.deleting_topics = []
         else:
             deleting_topics_items: list[TopicInfo] = []
             for index in range(deleting_topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -312,7 +312,7 @@ class StopReplicaRequest(GeneratedStruct):
 # --- StopReplicaPartitionV0, version 0 ---
 
 def _read_StopReplicaPartitionV0_v0(buf: bytes, pos: int) -> tuple[StopReplicaPartitionV0, int]:
-    v0 = StopReplicaPartitionV0.__new__(StopReplicaPartitionV0)
+    v0 = blank_instance(StopReplicaPartitionV0)
     field = ""
     index = 0
     try:
@@ -351,7 +351,7 @@ def _size_StopReplicaPartitionV0_v0(v0: StopReplicaPartitionV0) -> int:
 # --- StopReplicaTopicV1, version 1 ---
 
 def _read_StopReplicaTopicV1_v1(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
-    v1 = StopReplicaTopicV1.__new__(StopReplicaTopicV1)
+    v1 = blank_instance(StopReplicaTopicV1)
     field = ""
     index = 0
     try:
@@ -404,7 +404,7 @@ def _size_StopReplicaTopicV1_v1(v1: StopReplicaTopicV1) -> int:
 # --- StopReplicaTopicV1, version 2 (flexible) ---
 
 def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV1, int]:
-    v1 = StopReplicaTopicV1.__new__(StopReplicaTopicV1)
+    v1 = blank_instance(StopReplicaTopicV1)
     field = ""
     index = 0
     size = len(buf)
@@ -489,7 +489,7 @@ def _size_StopReplicaTopicV1_v2(v1: StopReplicaTopicV1) -> int:
 # --- StopReplicaPartitionState, versions 3-4 (flexible) ---
 
 def _read_StopReplicaPartitionState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionState, int]:
-    state = StopReplicaPartitionState.__new__(StopReplicaPartitionState)
+    state = blank_instance(StopReplicaPartitionState)
     field = ""
     index = 0
     try:
@@ -533,7 +533,7 @@ def _size_StopReplicaPartitionState_v3_4(state: StopReplicaPartitionState) -> in
 # --- StopReplicaTopicState, versions 3-4 (flexible) ---
 
 def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaTopicState, int]:
-    state = StopReplicaTopicState.__new__(StopReplicaTopicState)
+    state = blank_instance(StopReplicaTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -554,6 +554,8 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[StopReplicaPartitionState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -635,7 +637,7 @@ def _size_StopReplicaTopicState_v3_4(state: StopReplicaTopicState) -> int:
 # --- StopReplicaRequest, version 0 ---
 
 def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.broker_epoch = -1
     field = ""
@@ -649,6 +651,8 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
         ungrouped_partitions_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partitions_n < 0:
             raise DecodeError("non-nullable field ungrouped_partitions was null", offset=pos)
+        elif ungrouped_partitions_n == 0:  # no element: no loop to set up
+            request.ungrouped_partitions = []
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
             for index in range(ungrouped_partitions_n):
@@ -701,7 +705,7 @@ def _size_StopReplicaRequest_v0(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 1 ---
 
 def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -714,6 +718,8 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[StopReplicaTopicV1] = []
             for index in range(topics_n):
@@ -766,7 +772,7 @@ def _size_StopReplicaRequest_v1(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 2 (flexible) ---
 
 def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     field = ""
     index = 0
@@ -784,6 +790,8 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[StopReplicaTopicV1] = []
             for index in range(topics_n):
@@ -852,7 +860,7 @@ def _size_StopReplicaRequest_v2(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 3 (flexible) ---
 
 def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.is_kraft_controller = False
     request.delete_partitions = False
     field = ""
@@ -871,6 +879,8 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[StopReplicaTopicState] = []
             for index in range(topic_states_n):
@@ -941,7 +951,7 @@ def _size_StopReplicaRequest_v3(request: StopReplicaRequest) -> int:
 # --- StopReplicaRequest, version 4 (flexible) ---
 
 def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaRequest, int]:
-    request = StopReplicaRequest.__new__(StopReplicaRequest)
+    request = blank_instance(StopReplicaRequest)
     request.delete_partitions = False
     field = ""
     index = 0
@@ -959,6 +969,8 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[StopReplicaTopicState] = []
             for index in range(topic_states_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -128,7 +128,7 @@ class StopReplicaResponse(GeneratedStruct):
 # --- StopReplicaPartitionError, versions 0-1 ---
 
 def _read_StopReplicaPartitionError_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
-    stop_replica_partition_error = StopReplicaPartitionError.__new__(StopReplicaPartitionError)
+    stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
     field = ""
     index = 0
     try:
@@ -167,7 +167,7 @@ def _size_StopReplicaPartitionError_v0_1(stop_replica_partition_error: StopRepli
 # --- StopReplicaPartitionError, versions 2-4 (flexible) ---
 
 def _read_StopReplicaPartitionError_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaPartitionError, int]:
-    stop_replica_partition_error = StopReplicaPartitionError.__new__(StopReplicaPartitionError)
+    stop_replica_partition_error = blank_instance(StopReplicaPartitionError)
     field = ""
     index = 0
     size = len(buf)
@@ -229,7 +229,7 @@ def _size_StopReplicaPartitionError_v2_4(stop_replica_partition_error: StopRepli
 # --- StopReplicaResponse, versions 0-1 ---
 
 def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
-    response = StopReplicaResponse.__new__(StopReplicaResponse)
+    response = blank_instance(StopReplicaResponse)
     field = ""
     index = 0
     try:
@@ -241,6 +241,8 @@ def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaRes
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            response.partition_errors = []
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
             for index in range(partition_errors_n):
@@ -287,7 +289,7 @@ def _size_StopReplicaResponse_v0_1(response: StopReplicaResponse) -> int:
 # --- StopReplicaResponse, versions 2-4 (flexible) ---
 
 def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaResponse, int]:
-    response = StopReplicaResponse.__new__(StopReplicaResponse)
+    response = blank_instance(StopReplicaResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -304,6 +306,8 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+        elif partition_errors_n == 0:  # no element: no loop to set up
+            response.partition_errors = []
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
             for index in range(partition_errors_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -172,7 +172,7 @@ class StreamsGroupCurrentMemberAssignmentValue(GeneratedStruct):
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -313,7 +313,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- StreamsGroupCurrentMemberAssignmentValue, version 0 (flexible) ---
 
 def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupCurrentMemberAssignmentValue, int]:
-    value = StreamsGroupCurrentMemberAssignmentValue.__new__(StreamsGroupCurrentMemberAssignmentValue)
+    value = blank_instance(StreamsGroupCurrentMemberAssignmentValue)
     field = ""
     index = 0
     size = len(buf)
@@ -330,6 +330,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            value.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
             for index in range(active_tasks_n):
@@ -345,6 +347,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            value.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
             for index in range(standby_tasks_n):
@@ -360,6 +364,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            value.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
             for index in range(warmup_tasks_n):
@@ -375,6 +381,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
+        elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            value.active_tasks_pending_revocation = []
         else:
             active_tasks_pending_revocation_items: list[TaskIds] = []
             for index in range(active_tasks_pending_revocation_n):
@@ -390,6 +398,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
+        elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            value.standby_tasks_pending_revocation = []
         else:
             standby_tasks_pending_revocation_items: list[TaskIds] = []
             for index in range(standby_tasks_pending_revocation_n):
@@ -405,6 +415,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
+        elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
+            value.warmup_tasks_pending_revocation = []
         else:
             warmup_tasks_pending_revocation_items: list[TaskIds] = []
             for index in range(warmup_tasks_pending_revocation_n):

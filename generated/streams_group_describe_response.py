@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -710,7 +710,7 @@ class StreamsGroupDescribeResponse(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -772,7 +772,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- TaskOffset, version 0 (flexible) ---
 
 def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
-    task_offset = TaskOffset.__new__(TaskOffset)
+    task_offset = blank_instance(TaskOffset)
     field = ""
     index = 0
     size = len(buf)
@@ -834,7 +834,7 @@ def _size_TaskOffset_v0(task_offset: TaskOffset) -> int:
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -919,7 +919,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- Assignment, version 0 (flexible) ---
 
 def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
-    assignment = Assignment.__new__(Assignment)
+    assignment = blank_instance(Assignment)
     field = ""
     index = 0
     size = len(buf)
@@ -933,6 +933,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             raise DecodeError("non-nullable field active_tasks was null", offset=pos)
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            assignment.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
             for index in range(active_tasks_n):
@@ -948,6 +950,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            assignment.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
             for index in range(standby_tasks_n):
@@ -963,6 +967,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            assignment.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
             for index in range(warmup_tasks_n):
@@ -1061,7 +1067,7 @@ def _size_Assignment_v0(assignment: Assignment) -> int:
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
-    value = KeyValue.__new__(KeyValue)
+    value = blank_instance(KeyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -1135,7 +1141,7 @@ def _size_KeyValue_v0(value: KeyValue) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -1159,6 +1165,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: no loop to set up
+            info.topic_configs = []
         else:
             topic_configs_items: list[KeyValue] = []
             for index in range(topic_configs_n):
@@ -1231,7 +1239,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- Subtopology, version 0 (flexible) ---
 
 def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
-    subtopology = Subtopology.__new__(Subtopology)
+    subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
     size = len(buf)
@@ -1252,6 +1260,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: no loop to set up
+            subtopology.source_topics = []
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -1267,6 +1277,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_sink_topics = []
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -1282,6 +1294,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: no loop to set up
+            subtopology.state_changelog_topics = []
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for index in range(state_changelog_topics_n):
@@ -1297,6 +1311,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_source_topics = []
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for index in range(repartition_source_topics_n):
@@ -1432,7 +1448,7 @@ def _size_Subtopology_v0(subtopology: Subtopology) -> int:
 # --- Topology, version 0 (flexible) ---
 
 def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
-    topology = Topology.__new__(Topology)
+    topology = blank_instance(Topology)
     field = ""
     index = 0
     size = len(buf)
@@ -1449,6 +1465,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             topology.subtopologies = None
+        elif subtopologies_n == 0:  # no element: no loop to set up
+            topology.subtopologies = []
         else:
             subtopologies_items: list[Subtopology] = []
             for index in range(subtopologies_n):
@@ -1511,7 +1529,7 @@ def _size_Topology_v0(topology: Topology) -> int:
 # --- Member, version 0 (flexible) ---
 
 def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
-    member = Member.__new__(Member)
+    member = blank_instance(Member)
     field = ""
     index = 0
     size = len(buf)
@@ -1579,6 +1597,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: no loop to set up
+            member.client_tags = []
         else:
             client_tags_items: list[KeyValue] = []
             for index in range(client_tags_n):
@@ -1594,6 +1614,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_offsets_n < 0:
             raise DecodeError("non-nullable field task_offsets was null", offset=pos)
+        elif task_offsets_n == 0:  # no element: no loop to set up
+            member.task_offsets = []
         else:
             task_offsets_items: list[TaskOffset] = []
             for index in range(task_offsets_n):
@@ -1609,6 +1631,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_end_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_end_offsets_n < 0:
             raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
+        elif task_end_offsets_n == 0:  # no element: no loop to set up
+            member.task_end_offsets = []
         else:
             task_end_offsets_items: list[TaskOffset] = []
             for index in range(task_end_offsets_n):
@@ -1783,7 +1807,7 @@ def _size_Member_v0(member: Member) -> int:
 # --- DescribedGroup, version 0 (flexible) ---
 
 def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
-    group = DescribedGroup.__new__(DescribedGroup)
+    group = blank_instance(DescribedGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1830,6 +1854,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
+        elif members_n == 0:  # no element: no loop to set up
+            group.members = []
         else:
             members_items: list[Member] = []
             for index in range(members_n):
@@ -1929,7 +1955,7 @@ def _size_DescribedGroup_v0(group: DescribedGroup) -> int:
 # --- StreamsGroupDescribeResponse, version 0 (flexible) ---
 
 def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupDescribeResponse, int]:
-    response = StreamsGroupDescribeResponse.__new__(StreamsGroupDescribeResponse)
+    response = blank_instance(StreamsGroupDescribeResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -1946,6 +1972,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
+        elif groups_n == 0:  # no element: no loop to set up
+            response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
             for index in range(groups_n):

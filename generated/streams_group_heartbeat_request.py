@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -598,7 +598,7 @@ class StreamsGroupHeartbeatRequest(GeneratedStruct):
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
-    value = KeyValue.__new__(KeyValue)
+    value = blank_instance(KeyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -672,7 +672,7 @@ def _size_KeyValue_v0(value: KeyValue) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -696,6 +696,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: no loop to set up
+            info.topic_configs = []
         else:
             topic_configs_items: list[KeyValue] = []
             for index in range(topic_configs_n):
@@ -768,7 +770,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -830,7 +832,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- TaskOffset, version 0 (flexible) ---
 
 def _read_TaskOffset_v0(buf: bytes, pos: int) -> tuple[TaskOffset, int]:
-    task_offset = TaskOffset.__new__(TaskOffset)
+    task_offset = blank_instance(TaskOffset)
     field = ""
     index = 0
     size = len(buf)
@@ -892,7 +894,7 @@ def _size_TaskOffset_v0(task_offset: TaskOffset) -> int:
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -977,7 +979,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- CopartitionGroup, version 0 (flexible) ---
 
 def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, int]:
-    group = CopartitionGroup.__new__(CopartitionGroup)
+    group = blank_instance(CopartitionGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -1101,7 +1103,7 @@ def _size_CopartitionGroup_v0(group: CopartitionGroup) -> int:
 # --- Subtopology, version 0 (flexible) ---
 
 def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
-    subtopology = Subtopology.__new__(Subtopology)
+    subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
     size = len(buf)
@@ -1122,6 +1124,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: no loop to set up
+            subtopology.source_topics = []
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -1137,6 +1141,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
         if source_topic_regex_n < 0:
             raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+        elif source_topic_regex_n == 0:  # no element: no loop to set up
+            subtopology.source_topic_regex = []
         else:
             source_topic_regex_items: list[str] = []
             for index in range(source_topic_regex_n):
@@ -1152,6 +1158,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: no loop to set up
+            subtopology.state_changelog_topics = []
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for index in range(state_changelog_topics_n):
@@ -1167,6 +1175,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_sink_topics = []
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -1182,6 +1192,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_source_topics = []
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for index in range(repartition_source_topics_n):
@@ -1197,6 +1209,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             copartition_groups_n, pos = _w.read_count(buf, pos, True)
         if copartition_groups_n < 0:
             raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+        elif copartition_groups_n == 0:  # no element: no loop to set up
+            subtopology.copartition_groups = []
         else:
             copartition_groups_items: list[CopartitionGroup] = []
             for index in range(copartition_groups_n):
@@ -1374,7 +1388,7 @@ def _size_Subtopology_v0(subtopology: Subtopology) -> int:
 # --- Topology, version 0 (flexible) ---
 
 def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
-    topology = Topology.__new__(Topology)
+    topology = blank_instance(Topology)
     field = ""
     index = 0
     size = len(buf)
@@ -1391,6 +1405,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+        elif subtopologies_n == 0:  # no element: no loop to set up
+            topology.subtopologies = []
         else:
             subtopologies_items: list[Subtopology] = []
             for index in range(subtopologies_n):
@@ -1453,7 +1469,7 @@ def _size_Topology_v0(topology: Topology) -> int:
 # --- StreamsGroupHeartbeatRequest, version 0 (flexible) ---
 
 def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[StreamsGroupHeartbeatRequest, int]:
-    request = StreamsGroupHeartbeatRequest.__new__(StreamsGroupHeartbeatRequest)
+    request = blank_instance(StreamsGroupHeartbeatRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -1507,6 +1523,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             request.active_tasks = None
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            request.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
             for index in range(active_tasks_n):
@@ -1522,6 +1540,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             request.standby_tasks = None
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            request.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
             for index in range(standby_tasks_n):
@@ -1537,6 +1557,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             request.warmup_tasks = None
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            request.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
             for index in range(warmup_tasks_n):
@@ -1565,6 +1587,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             request.client_tags = None
+        elif client_tags_n == 0:  # no element: no loop to set up
+            request.client_tags = []
         else:
             client_tags_items: list[KeyValue] = []
             for index in range(client_tags_n):
@@ -1580,6 +1604,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             task_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_offsets_n < 0:
             request.task_offsets = None
+        elif task_offsets_n == 0:  # no element: no loop to set up
+            request.task_offsets = []
         else:
             task_offsets_items: list[TaskOffset] = []
             for index in range(task_offsets_n):
@@ -1595,6 +1621,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
             task_end_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_end_offsets_n < 0:
             request.task_end_offsets = None
+        elif task_end_offsets_n == 0:  # no element: no loop to set up
+            request.task_end_offsets = []
         else:
             task_end_offsets_items: list[TaskOffset] = []
             for index in range(task_end_offsets_n):

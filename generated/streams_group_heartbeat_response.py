@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -390,7 +390,7 @@ class StreamsGroupHeartbeatResponse(GeneratedStruct):
 # --- Status, version 0 (flexible) ---
 
 def _read_Status_v0(buf: bytes, pos: int) -> tuple[Status, int]:
-    status = Status.__new__(Status)
+    status = blank_instance(Status)
     field = ""
     index = 0
     size = len(buf)
@@ -452,7 +452,7 @@ def _size_Status_v0(status: Status) -> int:
 # --- TopicPartition, version 0 (flexible) ---
 
 def _read_TopicPartition_v0(buf: bytes, pos: int) -> tuple[TopicPartition, int]:
-    partition = TopicPartition.__new__(TopicPartition)
+    partition = blank_instance(TopicPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -537,7 +537,7 @@ def _size_TopicPartition_v0(partition: TopicPartition) -> int:
 # --- TaskIds, version 0 (flexible) ---
 
 def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
-    ids = TaskIds.__new__(TaskIds)
+    ids = blank_instance(TaskIds)
     field = ""
     index = 0
     size = len(buf)
@@ -622,7 +622,7 @@ def _size_TaskIds_v0(ids: TaskIds) -> int:
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -684,7 +684,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- EndpointToPartitions, version 0 (flexible) ---
 
 def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToPartitions, int]:
-    partitions = EndpointToPartitions.__new__(EndpointToPartitions)
+    partitions = blank_instance(EndpointToPartitions)
     field = ""
     index = 0
     size = len(buf)
@@ -700,6 +700,8 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             active_partitions_n, pos = _w.read_count(buf, pos, True)
         if active_partitions_n < 0:
             raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+        elif active_partitions_n == 0:  # no element: no loop to set up
+            partitions.active_partitions = []
         else:
             active_partitions_items: list[TopicPartition] = []
             for index in range(active_partitions_n):
@@ -715,6 +717,8 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             standby_partitions_n, pos = _w.read_count(buf, pos, True)
         if standby_partitions_n < 0:
             raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+        elif standby_partitions_n == 0:  # no element: no loop to set up
+            partitions.standby_partitions = []
         else:
             standby_partitions_items: list[TopicPartition] = []
             for index in range(standby_partitions_n):
@@ -799,7 +803,7 @@ def _size_EndpointToPartitions_v0(partitions: EndpointToPartitions) -> int:
 # --- StreamsGroupHeartbeatResponse, version 0 (flexible) ---
 
 def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[StreamsGroupHeartbeatResponse, int]:
-    response = StreamsGroupHeartbeatResponse.__new__(StreamsGroupHeartbeatResponse)
+    response = blank_instance(StreamsGroupHeartbeatResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -833,6 +837,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             status_n, pos = _w.read_count(buf, pos, True)
         if status_n < 0:
             response.status = None
+        elif status_n == 0:  # no element: no loop to set up
+            response.status = []
         else:
             status_items: list[Status] = []
             for index in range(status_n):
@@ -848,6 +854,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             response.active_tasks = None
+        elif active_tasks_n == 0:  # no element: no loop to set up
+            response.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
             for index in range(active_tasks_n):
@@ -863,6 +871,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             response.standby_tasks = None
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            response.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
             for index in range(standby_tasks_n):
@@ -878,6 +888,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             response.warmup_tasks = None
+        elif warmup_tasks_n == 0:  # no element: no loop to set up
+            response.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
             for index in range(warmup_tasks_n):
@@ -896,6 +908,8 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             partitions_by_user_endpoint_n, pos = _w.read_count(buf, pos, True)
         if partitions_by_user_endpoint_n < 0:
             response.partitions_by_user_endpoint = None
+        elif partitions_by_user_endpoint_n == 0:  # no element: no loop to set up
+            response.partitions_by_user_endpoint = []
         else:
             partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
             for index in range(partitions_by_user_endpoint_n):

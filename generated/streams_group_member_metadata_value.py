@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -210,7 +210,7 @@ class StreamsGroupMemberMetadataValue(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -272,7 +272,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- KeyValue, version 0 (flexible) ---
 
 def _read_KeyValue_v0(buf: bytes, pos: int) -> tuple[KeyValue, int]:
-    value = KeyValue.__new__(KeyValue)
+    value = blank_instance(KeyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -346,7 +346,7 @@ def _size_KeyValue_v0(value: KeyValue) -> int:
 # --- StreamsGroupMemberMetadataValue, version 0 (flexible) ---
 
 def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMemberMetadataValue, int]:
-    value = StreamsGroupMemberMetadataValue.__new__(StreamsGroupMemberMetadataValue)
+    value = blank_instance(StreamsGroupMemberMetadataValue)
     field = ""
     index = 0
     size = len(buf)
@@ -404,6 +404,8 @@ def _read_StreamsGroupMemberMetadataValue_v0(buf: bytes, pos: int) -> tuple[Stre
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: no loop to set up
+            value.client_tags = []
         else:
             client_tags_items: list[KeyValue] = []
             for index in range(client_tags_n):

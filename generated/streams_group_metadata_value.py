@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -136,7 +136,7 @@ class StreamsGroupMetadataValue(GeneratedStruct):
 # --- LastAssignmentConfig, version 0 (flexible) ---
 
 def _read_LastAssignmentConfig_v0(buf: bytes, pos: int) -> tuple[LastAssignmentConfig, int]:
-    config = LastAssignmentConfig.__new__(LastAssignmentConfig)
+    config = blank_instance(LastAssignmentConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -210,7 +210,7 @@ def _size_LastAssignmentConfig_v0(config: LastAssignmentConfig) -> int:
 # --- StreamsGroupMetadataValue, version 0 (flexible) ---
 
 def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupMetadataValue, int]:
-    value = StreamsGroupMetadataValue.__new__(StreamsGroupMetadataValue)
+    value = blank_instance(StreamsGroupMetadataValue)
     value.validated_topology_epoch = -1
     field = ""
     index = 0
@@ -254,6 +254,8 @@ def _read_StreamsGroupMetadataValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         last_assignment_configs_n, pos = _w.read_count(buf, pos, True)
                     if last_assignment_configs_n < 0:
                         value.last_assignment_configs = None
+                    elif last_assignment_configs_n == 0:  # no element: no loop to set up
+                        value.last_assignment_configs = []
                     else:
                         last_assignment_configs_items: list[LastAssignmentConfig] = []
                         for index in range(last_assignment_configs_n):

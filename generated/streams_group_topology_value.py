@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -308,7 +308,7 @@ class StreamsGroupTopologyValue(GeneratedStruct):
 # --- TopicConfig, version 0 (flexible) ---
 
 def _read_TopicConfig_v0(buf: bytes, pos: int) -> tuple[TopicConfig, int]:
-    config = TopicConfig.__new__(TopicConfig)
+    config = blank_instance(TopicConfig)
     field = ""
     index = 0
     size = len(buf)
@@ -382,7 +382,7 @@ def _size_TopicConfig_v0(config: TopicConfig) -> int:
 # --- TopicInfo, version 0 (flexible) ---
 
 def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
-    info = TopicInfo.__new__(TopicInfo)
+    info = blank_instance(TopicInfo)
     field = ""
     index = 0
     size = len(buf)
@@ -406,6 +406,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
+        elif topic_configs_n == 0:  # no element: no loop to set up
+            info.topic_configs = []
         else:
             topic_configs_items: list[TopicConfig] = []
             for index in range(topic_configs_n):
@@ -478,7 +480,7 @@ def _size_TopicInfo_v0(info: TopicInfo) -> int:
 # --- CopartitionGroup, version 0 (flexible) ---
 
 def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, int]:
-    group = CopartitionGroup.__new__(CopartitionGroup)
+    group = blank_instance(CopartitionGroup)
     field = ""
     index = 0
     size = len(buf)
@@ -602,7 +604,7 @@ def _size_CopartitionGroup_v0(group: CopartitionGroup) -> int:
 # --- Subtopology, version 0 (flexible) ---
 
 def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
-    subtopology = Subtopology.__new__(Subtopology)
+    subtopology = blank_instance(Subtopology)
     field = ""
     index = 0
     size = len(buf)
@@ -623,6 +625,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
+        elif source_topics_n == 0:  # no element: no loop to set up
+            subtopology.source_topics = []
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -638,6 +642,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
         if source_topic_regex_n < 0:
             raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
+        elif source_topic_regex_n == 0:  # no element: no loop to set up
+            subtopology.source_topic_regex = []
         else:
             source_topic_regex_items: list[str] = []
             for index in range(source_topic_regex_n):
@@ -653,6 +659,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
+        elif state_changelog_topics_n == 0:  # no element: no loop to set up
+            subtopology.state_changelog_topics = []
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for index in range(state_changelog_topics_n):
@@ -668,6 +676,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
+        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_sink_topics = []
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -683,6 +693,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
+        elif repartition_source_topics_n == 0:  # no element: no loop to set up
+            subtopology.repartition_source_topics = []
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for index in range(repartition_source_topics_n):
@@ -698,6 +710,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             copartition_groups_n, pos = _w.read_count(buf, pos, True)
         if copartition_groups_n < 0:
             raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
+        elif copartition_groups_n == 0:  # no element: no loop to set up
+            subtopology.copartition_groups = []
         else:
             copartition_groups_items: list[CopartitionGroup] = []
             for index in range(copartition_groups_n):
@@ -875,7 +889,7 @@ def _size_Subtopology_v0(subtopology: Subtopology) -> int:
 # --- StreamsGroupTopologyValue, version 0 (flexible) ---
 
 def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGroupTopologyValue, int]:
-    value = StreamsGroupTopologyValue.__new__(StreamsGroupTopologyValue)
+    value = blank_instance(StreamsGroupTopologyValue)
     field = ""
     index = 0
     size = len(buf)
@@ -892,6 +906,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             raise DecodeError("non-nullable field subtopologies was null", offset=pos)
+        elif subtopologies_n == 0:  # no element: no loop to set up
+            value.subtopologies = []
         else:
             subtopologies_items: list[Subtopology] = []
             for index in range(subtopologies_n):

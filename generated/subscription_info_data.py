@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -340,7 +340,7 @@ class SubscriptionInfoData(GeneratedStruct):
 # --- TaskId, versions 1-6 ---
 
 def _read_TaskId_v1_6(buf: bytes, pos: int) -> tuple[TaskId, int]:
-    task_id = TaskId.__new__(TaskId)
+    task_id = blank_instance(TaskId)
     field = ""
     index = 0
     try:
@@ -372,7 +372,7 @@ def _size_TaskId_v1_6(task_id: TaskId) -> int:
 # --- PartitionToOffsetSum, versions 7-9 ---
 
 def _read_PartitionToOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[PartitionToOffsetSum, int]:
-    partition_to_offset_sum = PartitionToOffsetSum.__new__(PartitionToOffsetSum)
+    partition_to_offset_sum = blank_instance(PartitionToOffsetSum)
     field = ""
     index = 0
     try:
@@ -404,7 +404,7 @@ def _size_PartitionToOffsetSum_v7_9(partition_to_offset_sum: PartitionToOffsetSu
 # --- TaskOffsetSum, versions 7-9 ---
 
 def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
-    task_offset_sum = TaskOffsetSum.__new__(TaskOffsetSum)
+    task_offset_sum = blank_instance(TaskOffsetSum)
     task_offset_sum.partition = 0
     task_offset_sum.offset_sum = 0
     task_offset_sum.named_topology = ''
@@ -420,6 +420,8 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
         partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
         if partition_to_offset_sum_n < 0:
             raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+        elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+            task_offset_sum.partition_to_offset_sum = []
         else:
             partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -483,7 +485,7 @@ def _size_TaskOffsetSum_v7_9(task_offset_sum: TaskOffsetSum) -> int:
 # --- TaskOffsetSum, versions 10-11 ---
 
 def _read_TaskOffsetSum_v10_11(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
-    task_offset_sum = TaskOffsetSum.__new__(TaskOffsetSum)
+    task_offset_sum = blank_instance(TaskOffsetSum)
     field = ""
     index = 0
     try:
@@ -522,7 +524,7 @@ def _size_TaskOffsetSum_v10_11(task_offset_sum: TaskOffsetSum) -> int:
 # --- ClientTag, version 11 ---
 
 def _read_ClientTag_v11(buf: bytes, pos: int) -> tuple[ClientTag, int]:
-    client_tag = ClientTag.__new__(ClientTag)
+    client_tag = blank_instance(ClientTag)
     field = ""
     index = 0
     try:
@@ -563,7 +565,7 @@ def _size_ClientTag_v11(client_tag: ClientTag) -> int:
 # --- SubscriptionInfoData, version 1 ---
 
 def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.latest_supported_version = -1
     data.user_end_point = b''
     data.unique_field = 0
@@ -582,6 +584,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            data.prev_tasks = []
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -604,6 +608,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            data.standby_tasks = []
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -691,7 +697,7 @@ def _size_SubscriptionInfoData_v1(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 2 ---
 
 def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.latest_supported_version = -1
     data.unique_field = 0
     data.error_code = 0
@@ -709,6 +715,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            data.prev_tasks = []
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -731,6 +739,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            data.standby_tasks = []
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -823,7 +833,7 @@ def _size_SubscriptionInfoData_v2(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, versions 3-6 ---
 
 def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.unique_field = 0
     data.error_code = 0
     field = ""
@@ -840,6 +850,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
+        elif prev_tasks_n == 0:  # no element: no loop to set up
+            data.prev_tasks = []
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -862,6 +874,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
+        elif standby_tasks_n == 0:  # no element: no loop to set up
+            data.standby_tasks = []
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -952,7 +966,7 @@ def _size_SubscriptionInfoData_v3_6(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 7 ---
 
 def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.unique_field = 0
     data.error_code = 0
     field = ""
@@ -970,6 +984,8 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for index in range(task_offset_sums_n):
@@ -1034,7 +1050,7 @@ def _size_SubscriptionInfoData_v7(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 8 ---
 
 def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     data.error_code = 0
     field = ""
     index = 0
@@ -1051,6 +1067,8 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for index in range(task_offset_sums_n):
@@ -1118,7 +1136,7 @@ def _size_SubscriptionInfoData_v8(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 9 ---
 
 def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
     try:
@@ -1134,6 +1152,8 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for index in range(task_offset_sums_n):
@@ -1199,7 +1219,7 @@ def _size_SubscriptionInfoData_v9(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 10 ---
 
 def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
     try:
@@ -1215,6 +1235,8 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for index in range(task_offset_sums_n):
@@ -1280,7 +1302,7 @@ def _size_SubscriptionInfoData_v10(data: SubscriptionInfoData) -> int:
 # --- SubscriptionInfoData, version 11 ---
 
 def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionInfoData, int]:
-    data = SubscriptionInfoData.__new__(SubscriptionInfoData)
+    data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
     try:
@@ -1296,6 +1318,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
+        elif task_offset_sums_n == 0:  # no element: no loop to set up
+            data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for index in range(task_offset_sums_n):
@@ -1310,6 +1334,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         client_tags_n, pos = _w.read_count(buf, pos, False)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
+        elif client_tags_n == 0:  # no element: no loop to set up
+            data.client_tags = []
         else:
             client_tags_items: list[ClientTag] = []
             for index in range(client_tags_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -150,7 +150,7 @@ class SyncGroupRequest(GeneratedStruct):
 # --- SyncGroupRequestAssignment, versions 0-3 ---
 
 def _read_SyncGroupRequestAssignment_v0_3(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    assignment = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
+    assignment = blank_instance(SyncGroupRequestAssignment)
     field = ""
     index = 0
     try:
@@ -191,7 +191,7 @@ def _size_SyncGroupRequestAssignment_v0_3(assignment: SyncGroupRequestAssignment
 # --- SyncGroupRequestAssignment, versions 4-5 (flexible) ---
 
 def _read_SyncGroupRequestAssignment_v4_5(buf: bytes, pos: int) -> tuple[SyncGroupRequestAssignment, int]:
-    assignment = SyncGroupRequestAssignment.__new__(SyncGroupRequestAssignment)
+    assignment = blank_instance(SyncGroupRequestAssignment)
     field = ""
     index = 0
     size = len(buf)
@@ -255,7 +255,7 @@ def _size_SyncGroupRequestAssignment_v4_5(assignment: SyncGroupRequestAssignment
 # --- SyncGroupRequest, versions 0-2 ---
 
 def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.group_instance_id = None
     request.protocol_type = None
     request.protocol_name = None
@@ -274,6 +274,8 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for index in range(assignments_n):
@@ -332,7 +334,7 @@ def _size_SyncGroupRequest_v0_2(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 3 ---
 
 def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.protocol_type = None
     request.protocol_name = None
     field = ""
@@ -352,6 +354,8 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for index in range(assignments_n):
@@ -411,7 +415,7 @@ def _size_SyncGroupRequest_v3(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 4 (flexible) ---
 
 def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     request.protocol_type = None
     request.protocol_name = None
     field = ""
@@ -451,6 +455,8 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for index in range(assignments_n):
@@ -536,7 +542,7 @@ def _size_SyncGroupRequest_v4(request: SyncGroupRequest) -> int:
 # --- SyncGroupRequest, version 5 (flexible) ---
 
 def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, int]:
-    request = SyncGroupRequest.__new__(SyncGroupRequest)
+    request = blank_instance(SyncGroupRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -588,6 +594,8 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
+        elif assignments_n == 0:  # no element: no loop to set up
+            request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
             for index in range(assignments_n):

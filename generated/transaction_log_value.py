@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -188,7 +188,7 @@ class TransactionLogValue(GeneratedStruct):
 # --- PartitionsSchema, version 0 ---
 
 def _read_PartitionsSchema_v0(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    schema = PartitionsSchema.__new__(PartitionsSchema)
+    schema = blank_instance(PartitionsSchema)
     field = ""
     index = 0
     try:
@@ -241,7 +241,7 @@ def _size_PartitionsSchema_v0(schema: PartitionsSchema) -> int:
 # --- PartitionsSchema, version 1 (flexible) ---
 
 def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, int]:
-    schema = PartitionsSchema.__new__(PartitionsSchema)
+    schema = blank_instance(PartitionsSchema)
     field = ""
     index = 0
     size = len(buf)
@@ -326,7 +326,7 @@ def _size_PartitionsSchema_v1(schema: PartitionsSchema) -> int:
 # --- TransactionLogValue, version 0 ---
 
 def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    value = TransactionLogValue.__new__(TransactionLogValue)
+    value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.next_producer_epoch = -1
@@ -342,6 +342,8 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
         transaction_partitions_n, pos = _w.read_count(buf, pos, False)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
+        elif transaction_partitions_n == 0:  # no element: no loop to set up
+            value.transaction_partitions = []
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
             for index in range(transaction_partitions_n):
@@ -401,7 +403,7 @@ def _size_TransactionLogValue_v0(value: TransactionLogValue) -> int:
 # --- TransactionLogValue, version 1 (flexible) ---
 
 def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogValue, int]:
-    value = TransactionLogValue.__new__(TransactionLogValue)
+    value = blank_instance(TransactionLogValue)
     value.previous_producer_id = -1
     value.next_producer_id = -1
     value.client_transaction_version = 0
@@ -422,6 +424,8 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             transaction_partitions_n, pos = _w.read_count(buf, pos, True)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
+        elif transaction_partitions_n == 0:  # no element: no loop to set up
+            value.transaction_partitions = []
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
             for index in range(transaction_partitions_n):

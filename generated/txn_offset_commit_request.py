@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -219,7 +219,7 @@ class TxnOffsetCommitRequest(GeneratedStruct):
 # --- TxnOffsetCommitRequestPartition, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequestPartition_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     partition.committed_leader_epoch = -1
     field = ""
     index = 0
@@ -257,7 +257,7 @@ def _size_TxnOffsetCommitRequestPartition_v0_1(partition: TxnOffsetCommitRequest
 # --- TxnOffsetCommitRequestPartition, version 2 ---
 
 def _read_TxnOffsetCommitRequestPartition_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     field = ""
     index = 0
     try:
@@ -294,7 +294,7 @@ def _size_TxnOffsetCommitRequestPartition_v2(partition: TxnOffsetCommitRequestPa
 # --- TxnOffsetCommitRequestPartition, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequestPartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestPartition, int]:
-    partition = TxnOffsetCommitRequestPartition.__new__(TxnOffsetCommitRequestPartition)
+    partition = blank_instance(TxnOffsetCommitRequestPartition)
     field = ""
     index = 0
     size = len(buf)
@@ -349,7 +349,7 @@ def _size_TxnOffsetCommitRequestPartition_v3_5(partition: TxnOffsetCommitRequest
 # --- TxnOffsetCommitRequestTopic, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     try:
@@ -360,6 +360,8 @@ def _read_TxnOffsetCommitRequestTopic_v0_1(buf: bytes, pos: int) -> tuple[TxnOff
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -409,7 +411,7 @@ def _size_TxnOffsetCommitRequestTopic_v0_1(topic: TxnOffsetCommitRequestTopic) -
 # --- TxnOffsetCommitRequestTopic, version 2 ---
 
 def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     try:
@@ -420,6 +422,8 @@ def _read_TxnOffsetCommitRequestTopic_v2(buf: bytes, pos: int) -> tuple[TxnOffse
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -469,7 +473,7 @@ def _size_TxnOffsetCommitRequestTopic_v2(topic: TxnOffsetCommitRequestTopic) -> 
 # --- TxnOffsetCommitRequestTopic, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequestTopic, int]:
-    topic = TxnOffsetCommitRequestTopic.__new__(TxnOffsetCommitRequestTopic)
+    topic = blank_instance(TxnOffsetCommitRequestTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -490,6 +494,8 @@ def _read_TxnOffsetCommitRequestTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOff
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[TxnOffsetCommitRequestPartition] = []
             for index in range(partitions_n):
@@ -560,7 +566,7 @@ def _size_TxnOffsetCommitRequestTopic_v3_5(topic: TxnOffsetCommitRequestTopic) -
 # --- TxnOffsetCommitRequest, versions 0-1 ---
 
 def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     request.generation_id = -1
     request.member_id = ''
     request.group_instance_id = None
@@ -579,6 +585,8 @@ def _read_TxnOffsetCommitRequest_v0_1(buf: bytes, pos: int) -> tuple[TxnOffsetCo
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -641,7 +649,7 @@ def _size_TxnOffsetCommitRequest_v0_1(request: TxnOffsetCommitRequest) -> int:
 # --- TxnOffsetCommitRequest, version 2 ---
 
 def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     request.generation_id = -1
     request.member_id = ''
     request.group_instance_id = None
@@ -660,6 +668,8 @@ def _read_TxnOffsetCommitRequest_v2(buf: bytes, pos: int) -> tuple[TxnOffsetComm
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for index in range(topics_n):
@@ -722,7 +732,7 @@ def _size_TxnOffsetCommitRequest_v2(request: TxnOffsetCommitRequest) -> int:
 # --- TxnOffsetCommitRequest, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitRequest, int]:
-    request = TxnOffsetCommitRequest.__new__(TxnOffsetCommitRequest)
+    request = blank_instance(TxnOffsetCommitRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -767,6 +777,8 @@ def _read_TxnOffsetCommitRequest_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCo
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TxnOffsetCommitRequestTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -169,7 +169,7 @@ class TxnOffsetCommitResponse(GeneratedStruct):
 # --- TxnOffsetCommitResponsePartition, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponsePartition_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
-    partition = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+    partition = blank_instance(TxnOffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -201,7 +201,7 @@ def _size_TxnOffsetCommitResponsePartition_v0_2(partition: TxnOffsetCommitRespon
 # --- TxnOffsetCommitResponsePartition, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponsePartition_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponsePartition, int]:
-    partition = TxnOffsetCommitResponsePartition.__new__(TxnOffsetCommitResponsePartition)
+    partition = blank_instance(TxnOffsetCommitResponsePartition)
     field = ""
     index = 0
     try:
@@ -245,7 +245,7 @@ def _size_TxnOffsetCommitResponsePartition_v3_5(partition: TxnOffsetCommitRespon
 # --- TxnOffsetCommitResponseTopic, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
-    topic = TxnOffsetCommitResponseTopic.__new__(TxnOffsetCommitResponseTopic)
+    topic = blank_instance(TxnOffsetCommitResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -257,6 +257,8 @@ def _read_TxnOffsetCommitResponseTopic_v0_2(buf: bytes, pos: int) -> tuple[TxnOf
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[TxnOffsetCommitResponsePartition] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -317,7 +319,7 @@ def _size_TxnOffsetCommitResponseTopic_v0_2(topic: TxnOffsetCommitResponseTopic)
 # --- TxnOffsetCommitResponseTopic, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponseTopic, int]:
-    topic = TxnOffsetCommitResponseTopic.__new__(TxnOffsetCommitResponseTopic)
+    topic = blank_instance(TxnOffsetCommitResponseTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -338,6 +340,8 @@ def _read_TxnOffsetCommitResponseTopic_v3_5(buf: bytes, pos: int) -> tuple[TxnOf
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            topic.partitions = []
         else:
             partitions_items: list[TxnOffsetCommitResponsePartition] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -419,7 +423,7 @@ def _size_TxnOffsetCommitResponseTopic_v3_5(topic: TxnOffsetCommitResponseTopic)
 # --- TxnOffsetCommitResponse, versions 0-2 ---
 
 def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
-    response = TxnOffsetCommitResponse.__new__(TxnOffsetCommitResponse)
+    response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
     try:
@@ -431,6 +435,8 @@ def _read_TxnOffsetCommitResponse_v0_2(buf: bytes, pos: int) -> tuple[TxnOffsetC
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TxnOffsetCommitResponseTopic] = []
             for index in range(topics_n):
@@ -477,7 +483,7 @@ def _size_TxnOffsetCommitResponse_v0_2(response: TxnOffsetCommitResponse) -> int
 # --- TxnOffsetCommitResponse, versions 3-5 (flexible) ---
 
 def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetCommitResponse, int]:
-    response = TxnOffsetCommitResponse.__new__(TxnOffsetCommitResponse)
+    response = blank_instance(TxnOffsetCommitResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -494,6 +500,8 @@ def _read_TxnOffsetCommitResponse_v3_5(buf: bytes, pos: int) -> tuple[TxnOffsetC
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TxnOffsetCommitResponseTopic] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -144,7 +144,7 @@ class UpdateFeaturesRequest(GeneratedStruct):
 # --- FeatureUpdateKey, version 0 (flexible) ---
 
 def _read_FeatureUpdateKey_v0(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    key = FeatureUpdateKey.__new__(FeatureUpdateKey)
+    key = blank_instance(FeatureUpdateKey)
     key.upgrade_type = 1
     field = ""
     index = 0
@@ -209,7 +209,7 @@ def _size_FeatureUpdateKey_v0(key: FeatureUpdateKey) -> int:
 # --- FeatureUpdateKey, versions 1-2 (flexible) ---
 
 def _read_FeatureUpdateKey_v1_2(buf: bytes, pos: int) -> tuple[FeatureUpdateKey, int]:
-    key = FeatureUpdateKey.__new__(FeatureUpdateKey)
+    key = blank_instance(FeatureUpdateKey)
     key.allow_downgrade = False
     field = ""
     index = 0
@@ -274,7 +274,7 @@ def _size_FeatureUpdateKey_v1_2(key: FeatureUpdateKey) -> int:
 # --- UpdateFeaturesRequest, version 0 (flexible) ---
 
 def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    request = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
+    request = blank_instance(UpdateFeaturesRequest)
     request.validate_only = False
     field = ""
     index = 0
@@ -292,6 +292,8 @@ def _read_UpdateFeaturesRequest_v0(buf: bytes, pos: int) -> tuple[UpdateFeatures
             feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: no loop to set up
+            request.feature_updates = KeyedList()
         else:
             feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
             for index in range(feature_updates_n):
@@ -356,7 +358,7 @@ def _size_UpdateFeaturesRequest_v0(request: UpdateFeaturesRequest) -> int:
 # --- UpdateFeaturesRequest, versions 1-2 (flexible) ---
 
 def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeaturesRequest, int]:
-    request = UpdateFeaturesRequest.__new__(UpdateFeaturesRequest)
+    request = blank_instance(UpdateFeaturesRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -373,6 +375,8 @@ def _read_UpdateFeaturesRequest_v1_2(buf: bytes, pos: int) -> tuple[UpdateFeatur
             feature_updates_n, pos = _w.read_count(buf, pos, True)
         if feature_updates_n < 0:
             raise DecodeError("non-nullable field feature_updates was null", offset=pos)
+        elif feature_updates_n == 0:  # no element: no loop to set up
+            request.feature_updates = KeyedList()
         else:
             feature_updates_items: KeyedList[FeatureUpdateKey] = KeyedList()
             for index in range(feature_updates_n):

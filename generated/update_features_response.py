@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -140,7 +140,7 @@ class UpdateFeaturesResponse(GeneratedStruct):
 # --- UpdatableFeatureResult, versions 0-1 (flexible) ---
 
 def _read_UpdatableFeatureResult_v0_1(buf: bytes, pos: int) -> tuple[UpdatableFeatureResult, int]:
-    result = UpdatableFeatureResult.__new__(UpdatableFeatureResult)
+    result = blank_instance(UpdatableFeatureResult)
     field = ""
     index = 0
     size = len(buf)
@@ -212,7 +212,7 @@ def _size_UpdatableFeatureResult_v0_1(result: UpdatableFeatureResult) -> int:
 # --- UpdateFeaturesResponse, versions 0-1 (flexible) ---
 
 def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    response = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -236,6 +236,8 @@ def _read_UpdateFeaturesResponse_v0_1(buf: bytes, pos: int) -> tuple[UpdateFeatu
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = KeyedList()
         else:
             results_items: KeyedList[UpdatableFeatureResult] = KeyedList()
             for index in range(results_n):
@@ -301,7 +303,7 @@ def _size_UpdateFeaturesResponse_v0_1(response: UpdateFeaturesResponse) -> int:
 # --- UpdateFeaturesResponse, version 2 (flexible) ---
 
 def _read_UpdateFeaturesResponse_v2(buf: bytes, pos: int) -> tuple[UpdateFeaturesResponse, int]:
-    response = UpdateFeaturesResponse.__new__(UpdateFeaturesResponse)
+    response = blank_instance(UpdateFeaturesResponse)
     field = ""
     index = 0
     size = len(buf)

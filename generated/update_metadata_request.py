@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -393,7 +393,7 @@ class UpdateMetadataRequest(GeneratedStruct):
 # --- UpdateMetadataPartitionState, versions 0-3 ---
 
 def _read_UpdateMetadataPartitionState_v0_3(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     field = ""
     index = 0
     try:
@@ -475,7 +475,7 @@ def _size_UpdateMetadataPartitionState_v0_3(state: UpdateMetadataPartitionState)
 # --- UpdateMetadataPartitionState, version 4 ---
 
 def _read_UpdateMetadataPartitionState_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     field = ""
     index = 0
     try:
@@ -576,7 +576,7 @@ def _size_UpdateMetadataPartitionState_v4(state: UpdateMetadataPartitionState) -
 # --- UpdateMetadataPartitionState, version 5 ---
 
 def _read_UpdateMetadataPartitionState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -671,7 +671,7 @@ def _size_UpdateMetadataPartitionState_v5(state: UpdateMetadataPartitionState) -
 # --- UpdateMetadataPartitionState, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataPartitionState, int]:
-    state = UpdateMetadataPartitionState.__new__(UpdateMetadataPartitionState)
+    state = blank_instance(UpdateMetadataPartitionState)
     state.topic_name = ''
     field = ""
     index = 0
@@ -806,7 +806,7 @@ def _size_UpdateMetadataPartitionState_v6_8(state: UpdateMetadataPartitionState)
 # --- UpdateMetadataTopicState, version 5 ---
 
 def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -818,6 +818,8 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(partition_states_n):
@@ -867,7 +869,7 @@ def _size_UpdateMetadataTopicState_v5(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataTopicState, version 6 (flexible) ---
 
 def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     state.topic_id = _ZERO_UUID
     field = ""
     index = 0
@@ -889,6 +891,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(partition_states_n):
@@ -959,7 +963,7 @@ def _size_UpdateMetadataTopicState_v6(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataTopicState, versions 7-8 (flexible) ---
 
 def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMetadataTopicState, int]:
-    state = UpdateMetadataTopicState.__new__(UpdateMetadataTopicState)
+    state = blank_instance(UpdateMetadataTopicState)
     field = ""
     index = 0
     size = len(buf)
@@ -982,6 +986,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
+        elif partition_states_n == 0:  # no element: no loop to set up
+            state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(partition_states_n):
@@ -1055,7 +1061,7 @@ def _size_UpdateMetadataTopicState_v7_8(state: UpdateMetadataTopicState) -> int:
 # --- UpdateMetadataEndpoint, versions 1-2 ---
 
 def _read_UpdateMetadataEndpoint_v1_2(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     endpoint.listener = ''
     field = ""
     index = 0
@@ -1100,7 +1106,7 @@ def _size_UpdateMetadataEndpoint_v1_2(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataEndpoint, versions 3-5 ---
 
 def _read_UpdateMetadataEndpoint_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     field = ""
     index = 0
     try:
@@ -1151,7 +1157,7 @@ def _size_UpdateMetadataEndpoint_v3_5(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataEndpoint, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataEndpoint_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataEndpoint, int]:
-    endpoint = UpdateMetadataEndpoint.__new__(UpdateMetadataEndpoint)
+    endpoint = blank_instance(UpdateMetadataEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -1235,7 +1241,7 @@ def _size_UpdateMetadataEndpoint_v6_8(endpoint: UpdateMetadataEndpoint) -> int:
 # --- UpdateMetadataBroker, version 0 ---
 
 def _read_UpdateMetadataBroker_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.rack = ''
     field = ""
     index = 0
@@ -1280,7 +1286,7 @@ def _size_UpdateMetadataBroker_v0(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, version 1 ---
 
 def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     broker.rack = ''
@@ -1295,6 +1301,8 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for index in range(endpoints_n):
@@ -1341,7 +1349,7 @@ def _size_UpdateMetadataBroker_v1(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, version 2 ---
 
 def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1355,6 +1363,8 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for index in range(endpoints_n):
@@ -1406,7 +1416,7 @@ def _size_UpdateMetadataBroker_v2(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, versions 3-5 ---
 
 def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1420,6 +1430,8 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for index in range(endpoints_n):
@@ -1471,7 +1483,7 @@ def _size_UpdateMetadataBroker_v3_5(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataBroker, versions 6-8 (flexible) ---
 
 def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadataBroker, int]:
-    broker = UpdateMetadataBroker.__new__(UpdateMetadataBroker)
+    broker = blank_instance(UpdateMetadataBroker)
     broker.v0_host = ''
     broker.v0_port = 0
     field = ""
@@ -1490,6 +1502,8 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
             endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for index in range(endpoints_n):
@@ -1562,7 +1576,7 @@ def _size_UpdateMetadataBroker_v6_8(broker: UpdateMetadataBroker) -> int:
 # --- UpdateMetadataRequest, version 0 ---
 
 def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1577,6 +1591,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1588,6 +1604,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -1655,7 +1673,7 @@ def _size_UpdateMetadataRequest_v0(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 1 ---
 
 def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1670,6 +1688,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1681,6 +1701,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -1748,7 +1770,7 @@ def _size_UpdateMetadataRequest_v1(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 2 ---
 
 def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1763,6 +1785,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1774,6 +1798,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -1841,7 +1867,7 @@ def _size_UpdateMetadataRequest_v2(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 3 ---
 
 def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1856,6 +1882,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1867,6 +1895,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -1934,7 +1964,7 @@ def _size_UpdateMetadataRequest_v3(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 4 ---
 
 def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     request.broker_epoch = -1
@@ -1949,6 +1979,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
+        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
+            request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for index in range(ungrouped_partition_states_n):
@@ -1960,6 +1992,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -2027,7 +2061,7 @@ def _size_UpdateMetadataRequest_v4(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 5 ---
 
 def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2041,6 +2075,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for index in range(topic_states_n):
@@ -2052,6 +2088,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -2119,7 +2157,7 @@ def _size_UpdateMetadataRequest_v5(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 6 (flexible) ---
 
 def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2138,6 +2176,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for index in range(topic_states_n):
@@ -2153,6 +2193,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -2240,7 +2282,7 @@ def _size_UpdateMetadataRequest_v6(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 7 (flexible) ---
 
 def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.is_kraft_controller = False
     request.type = 0
     field = ""
@@ -2259,6 +2301,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for index in range(topic_states_n):
@@ -2274,6 +2318,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):
@@ -2361,7 +2407,7 @@ def _size_UpdateMetadataRequest_v7(request: UpdateMetadataRequest) -> int:
 # --- UpdateMetadataRequest, version 8 (flexible) ---
 
 def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadataRequest, int]:
-    request = UpdateMetadataRequest.__new__(UpdateMetadataRequest)
+    request = blank_instance(UpdateMetadataRequest)
     request.type = 0
     field = ""
     index = 0
@@ -2379,6 +2425,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
+        elif topic_states_n == 0:  # no element: no loop to set up
+            request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for index in range(topic_states_n):
@@ -2394,6 +2442,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
+        elif live_brokers_n == 0:  # no element: no loop to set up
+            request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for index in range(live_brokers_n):

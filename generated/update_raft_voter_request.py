@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -202,7 +202,7 @@ class UpdateRaftVoterRequest(GeneratedStruct):
 # --- Listener, version 0 (flexible) ---
 
 def _read_Listener_v0(buf: bytes, pos: int) -> tuple[Listener, int]:
-    listener = Listener.__new__(Listener)
+    listener = blank_instance(Listener)
     field = ""
     index = 0
     size = len(buf)
@@ -281,7 +281,7 @@ def _size_Listener_v0(listener: Listener) -> int:
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
 def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
-    feature = KRaftVersionFeature.__new__(KRaftVersionFeature)
+    feature = blank_instance(KRaftVersionFeature)
     field = ""
     index = 0
     try:
@@ -325,7 +325,7 @@ def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
 # --- UpdateRaftVoterRequest, version 0 (flexible) ---
 
 def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVoterRequest, int]:
-    request = UpdateRaftVoterRequest.__new__(UpdateRaftVoterRequest)
+    request = blank_instance(UpdateRaftVoterRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -351,6 +351,8 @@ def _read_UpdateRaftVoterRequest_v0(buf: bytes, pos: int) -> tuple[UpdateRaftVot
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
+        elif listeners_n == 0:  # no element: no loop to set up
+            request.listeners = KeyedList()
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for index in range(listeners_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -218,7 +218,7 @@ class VoteRequest(GeneratedStruct):
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.replica_directory_id = _ZERO_UUID
     data.voter_directory_id = _ZERO_UUID
     data.pre_vote = False
@@ -267,7 +267,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.pre_vote = False
     field = ""
     index = 0
@@ -329,7 +329,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- PartitionData, version 2 (flexible) ---
 
 def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -388,7 +388,7 @@ def _size_PartitionData_v2(data: PartitionData) -> int:
 # --- TopicData, version 0 (flexible) ---
 
 def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -409,6 +409,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -479,7 +481,7 @@ def _size_TopicData_v0(data: TopicData) -> int:
 # --- TopicData, version 1 (flexible) ---
 
 def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -500,6 +502,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -570,7 +574,7 @@ def _size_TopicData_v1(data: TopicData) -> int:
 # --- TopicData, version 2 (flexible) ---
 
 def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -591,6 +595,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -661,7 +667,7 @@ def _size_TopicData_v2(data: TopicData) -> int:
 # --- VoteRequest, version 0 (flexible) ---
 
 def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     request.voter_id = -1
     field = ""
     index = 0
@@ -683,6 +689,8 @@ def _read_VoteRequest_v0(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -746,7 +754,7 @@ def _size_VoteRequest_v0(request: VoteRequest) -> int:
 # --- VoteRequest, version 1 (flexible) ---
 
 def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -770,6 +778,8 @@ def _read_VoteRequest_v1(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -835,7 +845,7 @@ def _size_VoteRequest_v1(request: VoteRequest) -> int:
 # --- VoteRequest, version 2 (flexible) ---
 
 def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
-    request = VoteRequest.__new__(VoteRequest)
+    request = blank_instance(VoteRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -859,6 +869,8 @@ def _read_VoteRequest_v2(buf: bytes, pos: int) -> tuple[VoteRequest, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -247,7 +247,7 @@ class VoteResponse(GeneratedStruct):
 # --- PartitionData, versions 0-2 (flexible) ---
 
 def _read_PartitionData_v0_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     try:
@@ -291,7 +291,7 @@ def _size_PartitionData_v0_2(data: PartitionData) -> int:
 # --- TopicData, versions 0-2 (flexible) ---
 
 def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
-    data = TopicData.__new__(TopicData)
+    data = blank_instance(TopicData)
     field = ""
     index = 0
     size = len(buf)
@@ -312,6 +312,8 @@ def _read_TopicData_v0_2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -393,7 +395,7 @@ def _size_TopicData_v0_2(data: TopicData) -> int:
 # --- NodeEndpoint, versions 1-2 (flexible) ---
 
 def _read_NodeEndpoint_v1_2(buf: bytes, pos: int) -> tuple[NodeEndpoint, int]:
-    endpoint = NodeEndpoint.__new__(NodeEndpoint)
+    endpoint = blank_instance(NodeEndpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -460,7 +462,7 @@ def _size_NodeEndpoint_v1_2(endpoint: NodeEndpoint) -> int:
 # --- VoteResponse, version 0 (flexible) ---
 
 def _read_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
-    response = VoteResponse.__new__(VoteResponse)
+    response = blank_instance(VoteResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -477,6 +479,8 @@ def _read_VoteResponse_v0(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -541,7 +545,7 @@ def _size_VoteResponse_v0(response: VoteResponse) -> int:
 # --- VoteResponse, versions 1-2 (flexible) ---
 
 def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
-    response = VoteResponse.__new__(VoteResponse)
+    response = blank_instance(VoteResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -558,6 +562,8 @@ def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            response.topics = []
         else:
             topics_items: list[TopicData] = []
             for index in range(topics_n):
@@ -593,6 +599,8 @@ def _read_VoteResponse_v1_2(buf: bytes, pos: int) -> tuple[VoteResponse, int]:
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
+                    elif node_endpoints_n == 0:  # no element: no loop to set up
+                        response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for index in range(node_endpoints_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -237,7 +237,7 @@ class VotersRecord(GeneratedStruct):
 # --- Endpoint, version 0 (flexible) ---
 
 def _read_Endpoint_v0(buf: bytes, pos: int) -> tuple[Endpoint, int]:
-    endpoint = Endpoint.__new__(Endpoint)
+    endpoint = blank_instance(Endpoint)
     field = ""
     index = 0
     size = len(buf)
@@ -316,7 +316,7 @@ def _size_Endpoint_v0(endpoint: Endpoint) -> int:
 # --- KRaftVersionFeature, version 0 (flexible) ---
 
 def _read_KRaftVersionFeature_v0(buf: bytes, pos: int) -> tuple[KRaftVersionFeature, int]:
-    feature = KRaftVersionFeature.__new__(KRaftVersionFeature)
+    feature = blank_instance(KRaftVersionFeature)
     field = ""
     index = 0
     try:
@@ -360,7 +360,7 @@ def _size_KRaftVersionFeature_v0(feature: KRaftVersionFeature) -> int:
 # --- Voter, version 0 (flexible) ---
 
 def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
-    voter = Voter.__new__(Voter)
+    voter = blank_instance(Voter)
     field = ""
     index = 0
     size = len(buf)
@@ -379,6 +379,8 @@ def _read_Voter_v0(buf: bytes, pos: int) -> tuple[Voter, int]:
             endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
+        elif endpoints_n == 0:  # no element: no loop to set up
+            voter.endpoints = KeyedList()
         else:
             endpoints_items: KeyedList[Endpoint] = KeyedList()
             for index in range(endpoints_n):
@@ -451,7 +453,7 @@ def _size_Voter_v0(voter: Voter) -> int:
 # --- VotersRecord, version 0 (flexible) ---
 
 def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
-    record = VotersRecord.__new__(VotersRecord)
+    record = blank_instance(VotersRecord)
     field = ""
     index = 0
     size = len(buf)
@@ -468,6 +470,8 @@ def _read_VotersRecord_v0(buf: bytes, pos: int) -> tuple[VotersRecord, int]:
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
+        elif voters_n == 0:  # no element: no loop to set up
+            record.voters = []
         else:
             voters_items: list[Voter] = []
             for index in range(voters_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -255,7 +255,7 @@ class WriteShareGroupStateRequest(GeneratedStruct):
 # --- StateBatch, versions 0-1 (flexible) ---
 
 def _read_StateBatch_v0_1(buf: bytes, pos: int) -> tuple[StateBatch, int]:
-    batch = StateBatch.__new__(StateBatch)
+    batch = blank_instance(StateBatch)
     field = ""
     index = 0
     try:
@@ -299,7 +299,7 @@ def _size_StateBatch_v0_1(batch: StateBatch) -> int:
 # --- PartitionData, version 0 (flexible) ---
 
 def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     data.delivery_complete_count = -1
     field = ""
     index = 0
@@ -317,6 +317,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            data.state_batches = []
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -390,7 +392,7 @@ def _size_PartitionData_v0(data: PartitionData) -> int:
 # --- PartitionData, version 1 (flexible) ---
 
 def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
-    data = PartitionData.__new__(PartitionData)
+    data = blank_instance(PartitionData)
     field = ""
     index = 0
     size = len(buf)
@@ -407,6 +409,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
+        elif state_batches_n == 0:  # no element: no loop to set up
+            data.state_batches = []
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -480,7 +484,7 @@ def _size_PartitionData_v1(data: PartitionData) -> int:
 # --- WriteStateData, version 0 (flexible) ---
 
 def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
-    data = WriteStateData.__new__(WriteStateData)
+    data = blank_instance(WriteStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -496,6 +500,8 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -559,7 +565,7 @@ def _size_WriteStateData_v0(data: WriteStateData) -> int:
 # --- WriteStateData, version 1 (flexible) ---
 
 def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
-    data = WriteStateData.__new__(WriteStateData)
+    data = blank_instance(WriteStateData)
     field = ""
     index = 0
     size = len(buf)
@@ -575,6 +581,8 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            data.partitions = []
         else:
             partitions_items: list[PartitionData] = []
             for index in range(partitions_n):
@@ -638,7 +646,7 @@ def _size_WriteStateData_v1(data: WriteStateData) -> int:
 # --- WriteShareGroupStateRequest, version 0 (flexible) ---
 
 def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
-    request = WriteShareGroupStateRequest.__new__(WriteShareGroupStateRequest)
+    request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -659,6 +667,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[WriteStateData] = []
             for index in range(topics_n):
@@ -729,7 +739,7 @@ def _size_WriteShareGroupStateRequest_v0(request: WriteShareGroupStateRequest) -
 # --- WriteShareGroupStateRequest, version 1 (flexible) ---
 
 def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteShareGroupStateRequest, int]:
-    request = WriteShareGroupStateRequest.__new__(WriteShareGroupStateRequest)
+    request = blank_instance(WriteShareGroupStateRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -750,6 +760,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            request.topics = []
         else:
             topics_items: list[WriteStateData] = []
             for index in range(topics_n):

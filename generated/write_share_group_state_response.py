@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -169,7 +169,7 @@ class WriteShareGroupStateResponse(GeneratedStruct):
 # --- PartitionResult, versions 0-1 (flexible) ---
 
 def _read_PartitionResult_v0_1(buf: bytes, pos: int) -> tuple[PartitionResult, int]:
-    result = PartitionResult.__new__(PartitionResult)
+    result = blank_instance(PartitionResult)
     field = ""
     index = 0
     size = len(buf)
@@ -224,7 +224,7 @@ def _size_PartitionResult_v0_1(result: PartitionResult) -> int:
 # --- WriteStateResult, versions 0-1 (flexible) ---
 
 def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult, int]:
-    result = WriteStateResult.__new__(WriteStateResult)
+    result = blank_instance(WriteStateResult)
     field = ""
     index = 0
     size = len(buf)
@@ -240,6 +240,8 @@ def _read_WriteStateResult_v0_1(buf: bytes, pos: int) -> tuple[WriteStateResult,
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[PartitionResult] = []
             for index in range(partitions_n):
@@ -303,7 +305,7 @@ def _size_WriteStateResult_v0_1(result: WriteStateResult) -> int:
 # --- WriteShareGroupStateResponse, versions 0-1 (flexible) ---
 
 def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[WriteShareGroupStateResponse, int]:
-    response = WriteShareGroupStateResponse.__new__(WriteShareGroupStateResponse)
+    response = blank_instance(WriteShareGroupStateResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -317,6 +319,8 @@ def _read_WriteShareGroupStateResponse_v0_1(buf: bytes, pos: int) -> tuple[Write
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
+        elif results_n == 0:  # no element: no loop to set up
+            response.results = []
         else:
             results_items: list[WriteStateResult] = []
             for index in range(results_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -191,7 +191,7 @@ class WriteTxnMarkersRequest(GeneratedStruct):
 # --- WritableTxnMarkerTopic, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopic, int]:
-    topic = WritableTxnMarkerTopic.__new__(WritableTxnMarkerTopic)
+    topic = blank_instance(WritableTxnMarkerTopic)
     field = ""
     index = 0
     size = len(buf)
@@ -276,7 +276,7 @@ def _size_WritableTxnMarkerTopic_v1_2(topic: WritableTxnMarkerTopic) -> int:
 # --- WritableTxnMarker, version 1 (flexible) ---
 
 def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
-    marker = WritableTxnMarker.__new__(WritableTxnMarker)
+    marker = blank_instance(WritableTxnMarker)
     marker.transaction_version = 0
     field = ""
     index = 0
@@ -294,6 +294,8 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            marker.topics = []
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
             for index in range(topics_n):
@@ -361,7 +363,7 @@ def _size_WritableTxnMarker_v1(marker: WritableTxnMarker) -> int:
 # --- WritableTxnMarker, version 2 (flexible) ---
 
 def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker, int]:
-    marker = WritableTxnMarker.__new__(WritableTxnMarker)
+    marker = blank_instance(WritableTxnMarker)
     field = ""
     index = 0
     size = len(buf)
@@ -378,6 +380,8 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            marker.topics = []
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
             for index in range(topics_n):
@@ -445,7 +449,7 @@ def _size_WritableTxnMarker_v2(marker: WritableTxnMarker) -> int:
 # --- WriteTxnMarkersRequest, version 1 (flexible) ---
 
 def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
-    request = WriteTxnMarkersRequest.__new__(WriteTxnMarkersRequest)
+    request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -459,6 +463,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            request.markers = []
         else:
             markers_items: list[WritableTxnMarker] = []
             for index in range(markers_n):
@@ -519,7 +525,7 @@ def _size_WriteTxnMarkersRequest_v1(request: WriteTxnMarkersRequest) -> int:
 # --- WriteTxnMarkersRequest, version 2 (flexible) ---
 
 def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersRequest, int]:
-    request = WriteTxnMarkersRequest.__new__(WriteTxnMarkersRequest)
+    request = blank_instance(WriteTxnMarkersRequest)
     field = ""
     index = 0
     size = len(buf)
@@ -533,6 +539,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            request.markers = []
         else:
             markers_items: list[WritableTxnMarker] = []
             for index in range(markers_n):

@@ -15,7 +15,7 @@ from uuid import UUID
 
 from kwire.wire import primitives as _w
 from kwire.wire.errors import DecodeError, EncodeError, UnsupportedVersionError
-from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, check_unsupported
+from kwire.wire.message import FieldInfo, GeneratedStruct, KeyedList, NEVER, blank_instance, check_unsupported
 
 # Precompiled struct calls, named after the fields they read (one call per run of fixed-width
 # fields, or per row of an array of fixed-width structs).
@@ -207,7 +207,7 @@ class WriteTxnMarkersResponse(GeneratedStruct):
 # --- WritableTxnMarkerPartitionResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerPartitionResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerPartitionResult, int]:
-    result = WritableTxnMarkerPartitionResult.__new__(WritableTxnMarkerPartitionResult)
+    result = blank_instance(WritableTxnMarkerPartitionResult)
     field = ""
     index = 0
     try:
@@ -251,7 +251,7 @@ def _size_WritableTxnMarkerPartitionResult_v1_2(result: WritableTxnMarkerPartiti
 # --- WritableTxnMarkerTopicResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerTopicResult, int]:
-    result = WritableTxnMarkerTopicResult.__new__(WritableTxnMarkerTopicResult)
+    result = blank_instance(WritableTxnMarkerTopicResult)
     field = ""
     index = 0
     size = len(buf)
@@ -272,6 +272,8 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
+        elif partitions_n == 0:  # no element: no loop to set up
+            result.partitions = []
         else:
             partitions_items: list[WritableTxnMarkerPartitionResult] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -353,7 +355,7 @@ def _size_WritableTxnMarkerTopicResult_v1_2(result: WritableTxnMarkerTopicResult
 # --- WritableTxnMarkerResult, versions 1-2 (flexible) ---
 
 def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTxnMarkerResult, int]:
-    result = WritableTxnMarkerResult.__new__(WritableTxnMarkerResult)
+    result = blank_instance(WritableTxnMarkerResult)
     field = ""
     index = 0
     size = len(buf)
@@ -370,6 +372,8 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
+        elif topics_n == 0:  # no element: no loop to set up
+            result.topics = []
         else:
             topics_items: list[WritableTxnMarkerTopicResult] = []
             for index in range(topics_n):
@@ -432,7 +436,7 @@ def _size_WritableTxnMarkerResult_v1_2(result: WritableTxnMarkerResult) -> int:
 # --- WriteTxnMarkersResponse, versions 1-2 (flexible) ---
 
 def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMarkersResponse, int]:
-    response = WriteTxnMarkersResponse.__new__(WriteTxnMarkersResponse)
+    response = blank_instance(WriteTxnMarkersResponse)
     field = ""
     index = 0
     size = len(buf)
@@ -446,6 +450,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
+        elif markers_n == 0:  # no element: no loop to set up
+            response.markers = []
         else:
             markers_items: list[WritableTxnMarkerResult] = []
             for index in range(markers_n):

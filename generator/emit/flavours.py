@@ -6,8 +6,8 @@ compiled code is faster another way, and each such place is one method here:
 - the runtime's hot readers (``read_count``, ``read_uuid``, ...): called through
   ``kwire.wire.primitives`` when pure, imported from the package's compiled copy of
   ``kwire/wire/struct_base.py`` (``_base``) when compiled, so that no Python frame is entered;
-- a new instance: ``__new__`` plus the defaults no read sets (pure), the native constructor
-  (compiled);
+- a new instance: ``object.__new__`` plus the defaults no read sets (pure), the native
+  constructor (compiled);
 - fixed-width fields: one ``struct`` call per run (pure), the integer readers of ``_base``
   (compiled: a few machine instructions each, no tuple);
 - an array of fixed-width structs: ``struct.iter_unpack`` over all rows (pure), each row built
@@ -37,7 +37,8 @@ class PurePython:
     """Generated code as CPython runs it best."""
 
     name = "pure"
-    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "check_unsupported")
+    message_imports: tuple[str, ...] = ("FieldInfo", "GeneratedStruct", "KeyedList", "NEVER", "blank_instance",
+                                        "check_unsupported")
     header: Lines = []
     # The annotation of the module-level constants hot code reads (struct helpers, defaults).
     constant_annotation = ""
@@ -47,6 +48,10 @@ class PurePython:
         assert function in HOT_READERS, function
         return f"_w.{function}"
 
+    def blank(self, cls: str) -> str:
+        """An expression making an instance of ``cls`` without running its ``__init__``."""
+        return f"blank_instance({cls})"  # object.__new__ itself: no Python frame, no look-up on the class
+
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
                      defaults: list[tuple[str, str]]) -> Lines:
         """Make ``obj``, an instance of ``cls`` whose every field the reader then sets.
@@ -54,7 +59,7 @@ class PurePython:
         ``arrays`` are the (attribute, keyed) of the arrays the reader sets, ``defaults`` the
         (attribute, expression) of fields no read at these versions sets.
         """
-        return [f"{obj} = {cls}.__new__({cls})"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
+        return [f"{obj} = {self.blank(cls)}"] + [f"{obj}.{attr} = {value}" for attr, value in defaults]
 
     def read_fixed_run(self, run: FixedRun, obj: str) -> Lines:
         return run.read_with_struct(obj)
@@ -109,6 +114,9 @@ class Compiled(PurePython):
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function
         return function
+
+    def blank(self, cls: str) -> str:
+        return f"{cls}.__new__({cls})"  # typed as a {cls} for mypy, unlike object.__new__
 
     def new_instance(self, cls: str, obj: str, arrays: list[tuple[str, bool]],
                      defaults: list[tuple[str, str]]) -> Lines:

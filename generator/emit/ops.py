@@ -246,14 +246,47 @@ class RecordsOp(Op):
     def runtime_functions(self) -> tuple[str, ...]:
         return ("read_length", "write_records", "records_size")
 
+    @property
+    def reads_buffer_size(self) -> bool:
+        return self.compact
+
     def read(self, obj: str, flavour: Flavour) -> Lines:
+        """A lazy view of the batches over the input buffer (no copy). Compact lengths of one or
+        two bytes (batches under 16 kB) are read inline and the view is made without its
+        ``__init__`` (the bounds are checked here); anything else goes through the runtime."""
         length, value = f"{self.attr}_n", self.value(obj)
-        return [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
-                f"if {length} < 0:",
-                *indent(null_read(self.attr, self.nullable, value)),
-                "else:  # a lazy view of the batches, over the input buffer: no copy",
-                f"    {value} = RecordsView(buf, pos, pos + {length})",
-                f"    pos += {length}"]
+        by_runtime = [f"{length}, pos = {flavour.hot('read_length')}(buf, pos, {self.compact})",
+                      f"if {length} < 0:",
+                      *indent(null_read(self.attr, self.nullable, value)),
+                      "else:",
+                      *indent(self.view(obj, flavour, "pos", length)),
+                      f"    pos += {length}"]
+        if not self.compact:
+            return by_runtime
+        start = f"{self.attr}_start"
+        return [f"{length} = buf[pos]  # the length + 1, an unsigned varint",
+                f"if {length} < 0x80:",
+                f"    {start} = pos + 1",
+                f"elif pos + 1 < size and buf[pos + 1] < 0x80:",
+                f"    {length} = {length} & 0x7F | buf[pos + 1] << 7",
+                f"    {start} = pos + 2",
+                "else:",
+                f"    {start} = size + 1  # longer: the runtime reads it below",
+                f"{length} -= 1",
+                f"if 0 <= {length} <= size - {start}:  # the usual case: a length that fits",
+                *indent(self.view(obj, flavour, start, length)),
+                f"    pos = {start} + {length}",
+                "else:  # null, a length of three bytes or more, or one that does not fit",
+                *indent(by_runtime)]
+
+    def view(self, obj: str, flavour: Flavour, start: str, length: str) -> Lines:
+        """Set the field to a RecordsView of ``length`` bytes at ``start``, already checked to fit."""
+        view = f"{self.attr}_view"
+        return [f"{view} = {flavour.blank('RecordsView')}  # its slots are set here, as RecordsView allows",
+                f"{view}._buf = buf",
+                f"{view}._start = {start}",
+                f"{view}._end = {start} + {length}",
+                f"{self.value(obj)} = {view}"]
 
     def write(self, obj: str, out: str) -> Lines:
         refuse = [] if self.nullable else null_refused(self.attr, self.value(obj))
@@ -377,10 +410,18 @@ class ArrayOp(Op):
         return [f"{self.count}, pos = {flavour.hot('read_count')}(buf, pos, {self.compact})"]
 
     def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
-        """``count`` (code that reads the count), then null or the elements."""
+        """``count`` (code that reads the count), then null, empty or the elements."""
+        empty = self.empty
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
+                *([f"elif {self.count} == 0:  # no element: no loop to set up",
+                   f"    {self.value(obj)} = {empty}"] if empty else []),
                 "else:", *indent(self.read_elements(obj, flavour))]
+
+    @property
+    def empty(self) -> str:
+        """A new empty array, for the read of a count of 0 ('' when the elements' read is as cheap)."""
+        return "KeyedList()" if self.keyed else "[]"
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
@@ -454,6 +495,10 @@ class FixedArray(ArrayOp):
                 f"    pos = {end}",
                 "else:",
                 *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
+
+    @property
+    def empty(self) -> str:
+        return ""  # one runtime call reads any count
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         return [f'{self.value(obj)}, pos = _w.read_fixed_array(buf, pos, {self.count}, "{self.code}", {self.width})']

@@ -28,7 +28,7 @@ FUNCTION_LOCALS = frozenset({"buf", "pos", "size", "field", "index", "count", "u
 # struct whose name ends in one keeps its whole name as its local (api_version, not version).
 AMBIGUOUS_WORDS = frozenset({"version", "versions", "offset", "epoch", "name", "length"})
 # Suffixes of the locals a step makes from its field's attribute name (see .ops).
-STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8")
+STEP_LOCAL_SUFFIXES = ("_n", "_end", "_items", "_item", "_rows", "_row", "_utf8", "_start", "_view")
 TEXT_WIDTH = 92
 COMMENT_WIDTH = 100  # generated lines are long anyway: an about text keeps to one or two
 
