@@ -326,7 +326,7 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_rows = buf[pos:results_by_partition_end]
             if len(results_by_partition_rows) == results_by_partition_n * 6:
                 for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
-                    results_by_partition_item = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
                     results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
                     results_by_partition_item.unknown_tagged_fields = ()
                     results_by_partition_items.append(results_by_partition_item)
@@ -409,7 +409,7 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_rows = buf[pos:results_by_partition_end]
             if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
                 for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
-                    results_by_partition_item = AddPartitionsToTxnPartitionResult.__new__(AddPartitionsToTxnPartitionResult)
+                    results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
                     results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
                     results_by_partition_item.unknown_tagged_fields = ()
                     results_by_partition_items.append(results_by_partition_item)
@@ -508,9 +508,56 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
             result.topic_results = KeyedList()
         else:
             topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(topic_results_n):
-                topic_results_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+            for topic_results_index in range(topic_results_n):
+                try:
+                    topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topic_results_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n = buf[pos] - 1
+                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: no loop to set up
+                        topic_results_item.results_by_partition = KeyedList()
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 7
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        topic_results_item.results_by_partition = results_by_partition_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_results[]", topic_results_index
+                    raise failure from None
                 topic_results_items.append(topic_results_item)
+            field, index = "topic_results[]", topic_results_index  # as the last call would have left them
             result.topic_results = topic_results_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -580,6 +627,7 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
     response.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_AddPartitionsToTxnResponse_throttle_time_ms(buf, pos)
@@ -593,9 +641,42 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
             response.results_by_topic_v3_and_below = KeyedList()
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v0_2(buf, pos)
+            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
+                try:
+                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    results_by_topic_v3_and_below_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n, pos = _w.read_count(buf, pos, False)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: no loop to set up
+                        results_by_topic_v3_and_below_item.results_by_partition = KeyedList()
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 6
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 6:
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v0_2(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v0_2(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
+                    results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
+                    raise failure from None
                 results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
             response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -661,9 +742,56 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
             response.results_by_topic_v3_and_below = KeyedList()
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
-            for index in range(results_by_topic_v3_and_below_n):
-                results_by_topic_v3_and_below_item, pos = _read_AddPartitionsToTxnTopicResult_v3_5(buf, pos)
+            for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
+                try:
+                    results_by_topic_v3_and_below_item = blank_instance(AddPartitionsToTxnTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        results_by_topic_v3_and_below_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        results_by_topic_v3_and_below_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "results_by_partition[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    results_by_partition_n = buf[pos] - 1
+                    if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                    if results_by_partition_n < 0:
+                        raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                    elif results_by_partition_n == 0:  # no element: no loop to set up
+                        results_by_topic_v3_and_below_item.results_by_partition = KeyedList()
+                    else:
+                        results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        results_by_partition_end = pos + results_by_partition_n * 7
+                        results_by_partition_rows = buf[pos:results_by_partition_end]
+                        if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                            for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                results_by_partition_item.unknown_tagged_fields = ()
+                                results_by_partition_items.append(results_by_partition_item)
+                            pos = results_by_partition_end
+                        else:
+                            for index in range(results_by_partition_n):
+                                results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                results_by_partition_items.append(results_by_partition_item)
+                        results_by_topic_v3_and_below_item.results_by_partition = results_by_partition_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_by_topic_v3_and_below_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_by_topic_v3_and_below_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index
+                    raise failure from None
                 results_by_topic_v3_and_below_items.append(results_by_topic_v3_and_below_item)
+            field, index = "results_by_topic_v3_and_below[]", results_by_topic_v3_and_below_index  # as the last call would have left them
             response.results_by_topic_v3_and_below = results_by_topic_v3_and_below_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -744,9 +872,92 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
             response.results_by_transaction = KeyedList()
         else:
             results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
-            for index in range(results_by_transaction_n):
-                results_by_transaction_item, pos = _read_AddPartitionsToTxnResult_v4_5(buf, pos)
+            for results_by_transaction_index in range(results_by_transaction_n):
+                try:
+                    results_by_transaction_item = blank_instance(AddPartitionsToTxnResult)
+                    field = "transactional_id"
+                    transactional_id_end = pos + buf[pos]
+                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                        results_by_transaction_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                        pos = transactional_id_end
+                    else:
+                        results_by_transaction_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_results[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topic_results_n = buf[pos] - 1
+                    if topic_results_n < 0x7F and topic_results_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topic_results_n, pos = _w.read_count(buf, pos, True)
+                    if topic_results_n < 0:
+                        raise DecodeError("non-nullable field topic_results was null", offset=pos)
+                    elif topic_results_n == 0:  # no element: no loop to set up
+                        results_by_transaction_item.topic_results = KeyedList()
+                    else:
+                        topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
+                        for topic_results_index in range(topic_results_n):
+                            try:
+                                topic_results_item = blank_instance(AddPartitionsToTxnTopicResult)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topic_results_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topic_results_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "results_by_partition[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                results_by_partition_n = buf[pos] - 1
+                                if results_by_partition_n < 0x7F and results_by_partition_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    results_by_partition_n, pos = _w.read_count(buf, pos, True)
+                                if results_by_partition_n < 0:
+                                    raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
+                                elif results_by_partition_n == 0:  # no element: no loop to set up
+                                    topic_results_item.results_by_partition = KeyedList()
+                                else:
+                                    results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
+                                    # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                                    results_by_partition_end = pos + results_by_partition_n * 7
+                                    results_by_partition_rows = buf[pos:results_by_partition_end]
+                                    if len(results_by_partition_rows) == results_by_partition_n * 7 and not any(results_by_partition_rows[6::7]):
+                                        for results_by_partition_row in _rows_AddPartitionsToTxnPartitionResult_v3_5(results_by_partition_rows):
+                                            results_by_partition_item = blank_instance(AddPartitionsToTxnPartitionResult)
+                                            results_by_partition_item.partition_index, results_by_partition_item.partition_error_code, _ = results_by_partition_row
+                                            results_by_partition_item.unknown_tagged_fields = ()
+                                            results_by_partition_items.append(results_by_partition_item)
+                                        pos = results_by_partition_end
+                                    else:
+                                        for index in range(results_by_partition_n):
+                                            results_by_partition_item, pos = _read_AddPartitionsToTxnPartitionResult_v3_5(buf, pos)
+                                            results_by_partition_items.append(results_by_partition_item)
+                                    topic_results_item.results_by_partition = results_by_partition_items
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topic_results_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topic_results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topic_results[]", topic_results_index
+                                raise failure from None
+                            topic_results_items.append(topic_results_item)
+                        field, index = "topic_results[]", topic_results_index  # as the last call would have left them
+                        results_by_transaction_item.topic_results = topic_results_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_by_transaction_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_by_transaction_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results_by_transaction[]", results_by_transaction_index
+                    raise failure from None
                 results_by_transaction_items.append(results_by_transaction_item)
+            field, index = "results_by_transaction[]", results_by_transaction_index  # as the last call would have left them
             response.results_by_transaction = results_by_transaction_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -312,9 +312,24 @@ def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
             alter_replica_log_dir.topics = KeyedList()
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AlterReplicaLogDirTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             alter_replica_log_dir.topics = topics_items
         alter_replica_log_dir.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -384,9 +399,40 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
             alter_replica_log_dir.topics = KeyedList()
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_AlterReplicaLogDirTopic_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(AlterReplicaLogDirTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             alter_replica_log_dir.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -465,9 +511,46 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
             request.dirs = KeyedList()
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v1(buf, pos)
+            for dirs_index in range(dirs_n):
+                try:
+                    dirs_item = blank_instance(AlterReplicaLogDir)
+                    field = "path"
+                    dirs_item.path, pos = _w.read_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n, pos = _w.read_count(buf, pos, False)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: no loop to set up
+                        dirs_item.topics = KeyedList()
+                    else:
+                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(AlterReplicaLogDirTopic)
+                                field = "name"
+                                topics_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n, pos = _w.read_count(buf, pos, False)
+                                if partitions_n < 0:
+                                    raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                else:
+                                    topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                topics_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        dirs_item.topics = topics_items
+                    dirs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "dirs[]", dirs_index
+                    raise failure from None
                 dirs_items.append(dirs_item)
+            field, index = "dirs[]", dirs_index  # as the last call would have left them
             request.dirs = dirs_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -525,9 +608,76 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
             request.dirs = KeyedList()
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
-            for index in range(dirs_n):
-                dirs_item, pos = _read_AlterReplicaLogDir_v2(buf, pos)
+            for dirs_index in range(dirs_n):
+                try:
+                    dirs_item = blank_instance(AlterReplicaLogDir)
+                    field = "path"
+                    path_end = pos + buf[pos]
+                    if pos < path_end < pos + 0x80 and path_end <= size:  # the usual case: a short string
+                        dirs_item.path = buf[pos + 1:path_end].decode()
+                        pos = path_end
+                    else:
+                        dirs_item.path, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        raise DecodeError("non-nullable field topics was null", offset=pos)
+                    elif topics_n == 0:  # no element: no loop to set up
+                        dirs_item.topics = KeyedList()
+                    else:
+                        topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(AlterReplicaLogDirTopic)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        topics_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        dirs_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        dirs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        dirs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "dirs[]", dirs_index
+                    raise failure from None
                 dirs_items.append(dirs_item)
+            field, index = "dirs[]", dirs_index  # as the last call would have left them
             request.dirs = dirs_items
         field = "(tagged fields)"
         if buf[pos] == 0:

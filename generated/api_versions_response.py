@@ -497,7 +497,7 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _rows_ApiVersion_v0_2(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -571,7 +571,7 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 6:
                 for api_keys_row in _rows_ApiVersion_v0_2(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -654,7 +654,7 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_rows = buf[pos:api_keys_end]
             if len(api_keys_rows) == api_keys_n * 7 and not any(api_keys_rows[6::7]):
                 for api_keys_row in _rows_ApiVersion_v3_4(api_keys_rows):
-                    api_keys_item = ApiVersion.__new__(ApiVersion)
+                    api_keys_item = blank_instance(ApiVersion)
                     api_keys_item.api_key, api_keys_item.min_version, api_keys_item.max_version, _ = api_keys_row
                     api_keys_item.unknown_tagged_fields = ()
                     api_keys_items.append(api_keys_item)
@@ -700,9 +700,31 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         response.supported_features = KeyedList()
                     else:
                         supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
-                        for index in range(supported_features_n):
-                            supported_features_item, pos = _read_SupportedFeatureKey_v3_4(buf, pos)
+                        for supported_features_index in range(supported_features_n):
+                            try:
+                                supported_features_item = blank_instance(SupportedFeatureKey)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    supported_features_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    supported_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "min_version, max_version"
+                                supported_features_item.min_version, supported_features_item.max_version = _unpack_SupportedFeatureKey_min_version_max_version(buf, pos)
+                                pos += 4
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    supported_features_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    supported_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "supported_features[]", supported_features_index
+                                raise failure from None
                             supported_features_items.append(supported_features_item)
+                        field, index = "supported_features[]", supported_features_index  # as the last call would have left them
                         response.supported_features = supported_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (supported_features) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -726,9 +748,31 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         response.finalized_features = KeyedList()
                     else:
                         finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
-                        for index in range(finalized_features_n):
-                            finalized_features_item, pos = _read_FinalizedFeatureKey_v3_4(buf, pos)
+                        for finalized_features_index in range(finalized_features_n):
+                            try:
+                                finalized_features_item = blank_instance(FinalizedFeatureKey)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    finalized_features_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    finalized_features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "max_version_level, min_version_level"
+                                finalized_features_item.max_version_level, finalized_features_item.min_version_level = _unpack_FinalizedFeatureKey_max_version_level_min_version_level(buf, pos)
+                                pos += 4
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    finalized_features_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    finalized_features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "finalized_features[]", finalized_features_index
+                                raise failure from None
                             finalized_features_items.append(finalized_features_item)
+                        field, index = "finalized_features[]", finalized_features_index  # as the last call would have left them
                         response.finalized_features = finalized_features_items
                     if pos != end:
                         raise DecodeError(f"tagged field 2 (finalized_features) ends at byte {pos}, its payload at {end}", offset=pos)

@@ -217,9 +217,35 @@ def _read_ClientQuotaRecord_v0(buf: bytes, pos: int) -> tuple[ClientQuotaRecord,
             record.entity = []
         else:
             entity_items: list[EntityData] = []
-            for index in range(entity_n):
-                entity_item, pos = _read_EntityData_v0(buf, pos)
+            for entity_index in range(entity_n):
+                try:
+                    entity_item = blank_instance(EntityData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        entity_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        entity_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "entity_name"
+                    entity_name_end = pos + buf[pos]
+                    if pos < entity_name_end < pos + 0x80 and entity_name_end <= size:  # the usual case: a short string
+                        entity_item.entity_name = buf[pos + 1:entity_name_end].decode()
+                        pos = entity_name_end
+                    else:
+                        entity_item.entity_name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        entity_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        entity_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "entity[]", entity_index
+                    raise failure from None
                 entity_items.append(entity_item)
+            field, index = "entity[]", entity_index  # as the last call would have left them
             record.entity = entity_items
         field = "key"
         key_end = pos + buf[pos]

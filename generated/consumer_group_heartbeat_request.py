@@ -326,9 +326,35 @@ def _read_ConsumerGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Consum
             request.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -525,9 +551,35 @@ def _read_ConsumerGroupHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[Consum
             request.topic_partitions = []
         else:
             topic_partitions_items: list[TopicPartitions] = []
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic_id"
+                    topic_partitions_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -295,9 +295,30 @@ def _read_ClassicMemberMetadata_v0(buf: bytes, pos: int) -> tuple[ClassicMemberM
             metadata.supported_protocols = []
         else:
             supported_protocols_items: list[ClassicProtocol] = []
-            for index in range(supported_protocols_n):
-                supported_protocols_item, pos = _read_ClassicProtocol_v0(buf, pos)
+            for supported_protocols_index in range(supported_protocols_n):
+                try:
+                    supported_protocols_item = blank_instance(ClassicProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        supported_protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        supported_protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    supported_protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        supported_protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        supported_protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "supported_protocols[]", supported_protocols_index
+                    raise failure from None
                 supported_protocols_items.append(supported_protocols_item)
+            field, index = "supported_protocols[]", supported_protocols_index  # as the last call would have left them
             metadata.supported_protocols = supported_protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -239,9 +239,21 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
             response.remaining_partitions = KeyedList()
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v0_2(buf, pos)
+            for remaining_partitions_index in range(remaining_partitions_n):
+                try:
+                    remaining_partitions_item = blank_instance(RemainingPartition)
+                    field = "topic_name"
+                    remaining_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index"
+                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
+                    pos += 4
+                    remaining_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "remaining_partitions[]", remaining_partitions_index
+                    raise failure from None
                 remaining_partitions_items.append(remaining_partitions_item)
+            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
             response.remaining_partitions = remaining_partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -304,9 +316,31 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
             response.remaining_partitions = KeyedList()
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
-            for index in range(remaining_partitions_n):
-                remaining_partitions_item, pos = _read_RemainingPartition_v3(buf, pos)
+            for remaining_partitions_index in range(remaining_partitions_n):
+                try:
+                    remaining_partitions_item = blank_instance(RemainingPartition)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        remaining_partitions_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        remaining_partitions_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index"
+                    (remaining_partitions_item.partition_index,) = _unpack_RemainingPartition_partition_index(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        remaining_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        remaining_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "remaining_partitions[]", remaining_partitions_index
+                    raise failure from None
                 remaining_partitions_items.append(remaining_partitions_item)
+            field, index = "remaining_partitions[]", remaining_partitions_index  # as the last call would have left them
             response.remaining_partitions = remaining_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:

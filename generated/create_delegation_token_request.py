@@ -263,9 +263,20 @@ def _read_CreateDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Creat
             request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v0_1(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    renewers_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    renewers_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    renewers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
@@ -334,9 +345,35 @@ def _read_CreateDelegationTokenRequest_v2(buf: bytes, pos: int) -> tuple[CreateD
             request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)
@@ -433,9 +470,35 @@ def _read_CreateDelegationTokenRequest_v3(buf: bytes, pos: int) -> tuple[CreateD
             request.renewers = []
         else:
             renewers_items: list[CreatableRenewers] = []
-            for index in range(renewers_n):
-                renewers_item, pos = _read_CreatableRenewers_v2_3(buf, pos)
+            for renewers_index in range(renewers_n):
+                try:
+                    renewers_item = blank_instance(CreatableRenewers)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        renewers_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        renewers_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        renewers_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        renewers_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        renewers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        renewers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "renewers[]", renewers_index
+                    raise failure from None
                 renewers_items.append(renewers_item)
+            field, index = "renewers[]", renewers_index  # as the last call would have left them
             request.renewers = renewers_items
         field = "max_lifetime_ms"
         (request.max_lifetime_ms,) = _unpack_CreateDelegationTokenRequest_max_lifetime_ms(buf, pos)

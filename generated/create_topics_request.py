@@ -488,9 +488,25 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             topic.assignments = KeyedList()
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v2_4(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatableReplicaAssignment)
+                    field = "partition_index"
+                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                    pos += 4
+                    field = "broker_ids"
+                    broker_ids_n, pos = _w.read_count(buf, pos, False)
+                    if broker_ids_n < 0:
+                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                    else:
+                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -501,9 +517,20 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             topic.configs = KeyedList()
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v2_4(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfig)
+                    field = "name"
+                    configs_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "value"
+                    configs_item.value, pos = _w.read_string(buf, pos)
+                    configs_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             topic.configs = configs_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -593,9 +620,36 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             topic.assignments = KeyedList()
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
-            for index in range(assignments_n):
-                assignments_item, pos = _read_CreatableReplicaAssignment_v5_7(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(CreatableReplicaAssignment)
+                    field = "partition_index"
+                    (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                    pos += 4
+                    field = "broker_ids"
+                    broker_ids_n = buf[pos] - 1
+                    broker_ids_end = pos + 1 + broker_ids_n * 4
+                    if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = broker_ids_end
+                    else:
+                        broker_ids_n, pos = _w.read_count(buf, pos, True)
+                        if broker_ids_n < 0:
+                            raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                        else:
+                            assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             topic.assignments = assignments_items
         field = "configs[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -610,9 +664,35 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             topic.configs = KeyedList()
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
-            for index in range(configs_n):
-                configs_item, pos = _read_CreatableTopicConfig_v5_7(buf, pos)
+            for configs_index in range(configs_n):
+                try:
+                    configs_item = blank_instance(CreatableTopicConfig)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        configs_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "value"
+                    value_end = pos + buf[pos]
+                    if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                        configs_item.value = buf[pos + 1:value_end].decode()
+                        pos = value_end
+                    else:
+                        configs_item.value, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        configs_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "configs[]", configs_index
+                    raise failure from None
                 configs_items.append(configs_item)
+            field, index = "configs[]", configs_index  # as the last call would have left them
             topic.configs = configs_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -712,9 +792,74 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v2_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n, pos = _w.read_count(buf, pos, False)
+                    if assignments_n < 0:
+                        raise DecodeError("non-nullable field assignments was null", offset=pos)
+                    elif assignments_n == 0:  # no element: no loop to set up
+                        topics_item.assignments = KeyedList()
+                    else:
+                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatableReplicaAssignment)
+                                field = "partition_index"
+                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                                pos += 4
+                                field = "broker_ids"
+                                broker_ids_n, pos = _w.read_count(buf, pos, False)
+                                if broker_ids_n < 0:
+                                    raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                else:
+                                    assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                assignments_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n, pos = _w.read_count(buf, pos, False)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: no loop to set up
+                        topics_item.configs = KeyedList()
+                    else:
+                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfig)
+                                field = "name"
+                                configs_item.name, pos = _w.read_string_nn(buf, pos)
+                                field = "value"
+                                configs_item.value, pos = _w.read_string(buf, pos)
+                                configs_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)
@@ -777,9 +922,118 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             request.topics = KeyedList()
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_CreatableTopic_v5_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(CreatableTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "num_partitions, replication_factor"
+                    topics_item.num_partitions, topics_item.replication_factor = _unpack_CreatableTopic_num_partitions_replication_factor(buf, pos)
+                    pos += 6
+                    field = "assignments[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    assignments_n = buf[pos] - 1
+                    if assignments_n < 0x7F and assignments_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        assignments_n, pos = _w.read_count(buf, pos, True)
+                    if assignments_n < 0:
+                        raise DecodeError("non-nullable field assignments was null", offset=pos)
+                    elif assignments_n == 0:  # no element: no loop to set up
+                        topics_item.assignments = KeyedList()
+                    else:
+                        assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
+                        for assignments_index in range(assignments_n):
+                            try:
+                                assignments_item = blank_instance(CreatableReplicaAssignment)
+                                field = "partition_index"
+                                (assignments_item.partition_index,) = _unpack_CreatableReplicaAssignment_partition_index(buf, pos)
+                                pos += 4
+                                field = "broker_ids"
+                                broker_ids_n = buf[pos] - 1
+                                broker_ids_end = pos + 1 + broker_ids_n * 4
+                                if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
+                                    assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = broker_ids_end
+                                else:
+                                    broker_ids_n, pos = _w.read_count(buf, pos, True)
+                                    if broker_ids_n < 0:
+                                        raise DecodeError("non-nullable field broker_ids was null", offset=pos)
+                                    else:
+                                        assignments_item.broker_ids, pos = _w.read_fixed_array(buf, pos, broker_ids_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    assignments_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "assignments[]", assignments_index
+                                raise failure from None
+                            assignments_items.append(assignments_item)
+                        field, index = "assignments[]", assignments_index  # as the last call would have left them
+                        topics_item.assignments = assignments_items
+                    field = "configs[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configs_n = buf[pos] - 1
+                    if configs_n < 0x7F and configs_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configs_n, pos = _w.read_count(buf, pos, True)
+                    if configs_n < 0:
+                        raise DecodeError("non-nullable field configs was null", offset=pos)
+                    elif configs_n == 0:  # no element: no loop to set up
+                        topics_item.configs = KeyedList()
+                    else:
+                        configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
+                        for configs_index in range(configs_n):
+                            try:
+                                configs_item = blank_instance(CreatableTopicConfig)
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    configs_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    configs_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "value"
+                                value_end = pos + buf[pos]
+                                if pos < value_end < pos + 0x80 and value_end <= size:  # the usual case: a short string
+                                    configs_item.value = buf[pos + 1:value_end].decode()
+                                    pos = value_end
+                                else:
+                                    configs_item.value, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    configs_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    configs_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "configs[]", configs_index
+                                raise failure from None
+                            configs_items.append(configs_item)
+                        field, index = "configs[]", configs_index  # as the last call would have left them
+                        topics_item.configs = configs_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms, validate_only"
         request.timeout_ms, request.validate_only = _unpack_CreateTopicsRequest_timeout_ms_validate_only(buf, pos)

@@ -239,9 +239,21 @@ def _read_DeleteGroupsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteGroupsR
             response.results = KeyedList()
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v0_1(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DeletableGroupResult)
+                    field = "group_id"
+                    results_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
+                    pos += 2
+                    results_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -304,9 +316,31 @@ def _read_DeleteGroupsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteGroupsRes
             response.results = KeyedList()
         else:
             results_items: KeyedList[DeletableGroupResult] = KeyedList()
-            for index in range(results_n):
-                results_item, pos = _read_DeletableGroupResult_v2(buf, pos)
+            for results_index in range(results_n):
+                try:
+                    results_item = blank_instance(DeletableGroupResult)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        results_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        results_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (results_item.error_code,) = _unpack_DeletableGroupResult_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        results_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        results_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "results[]", results_index
+                    raise failure from None
                 results_items.append(results_item)
+            field, index = "results[]", results_index  # as the last call would have left them
             response.results = results_items
         field = "(tagged fields)"
         if buf[pos] == 0:

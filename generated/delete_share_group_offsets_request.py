@@ -192,9 +192,28 @@ def _read_DeleteShareGroupOffsetsRequest_v0(buf: bytes, pos: int) -> tuple[Delet
             request.topics = []
         else:
             topics_items: list[DeleteShareGroupOffsetsRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteShareGroupOffsetsRequestTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteShareGroupOffsetsRequestTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topics_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topics_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

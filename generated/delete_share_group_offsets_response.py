@@ -255,9 +255,40 @@ def _read_DeleteShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[Dele
             response.responses = []
         else:
             responses_items: list[DeleteShareGroupOffsetsResponseTopic] = []
-            for index in range(responses_n):
-                responses_item, pos = _read_DeleteShareGroupOffsetsResponseTopic_v0(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeleteShareGroupOffsetsResponseTopic)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        responses_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        responses_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeleteShareGroupOffsetsResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:

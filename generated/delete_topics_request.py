@@ -353,9 +353,30 @@ def _read_DeleteTopicsRequest_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRequ
             request.topics = []
         else:
             topics_items: list[DeleteTopicState] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_DeleteTopicState_v6(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(DeleteTopicState)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_DeleteTopicsRequest_timeout_ms(buf, pos)

@@ -401,9 +401,23 @@ def _read_DeleteTopicsResponse_v1_3(buf: bytes, pos: int) -> tuple[DeleteTopicsR
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v1_3(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    responses_item.error_message = None
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -466,9 +480,33 @@ def _read_DeleteTopicsResponse_v4(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v4(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    responses_item.error_message = None
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -547,9 +585,39 @@ def _read_DeleteTopicsResponse_v5(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v5(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -628,9 +696,40 @@ def _read_DeleteTopicsResponse_v6(buf: bytes, pos: int) -> tuple[DeleteTopicsRes
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[DeletableTopicResult] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_DeletableTopicResult_v6(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(DeletableTopicResult)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "error_code"
+                    (responses_item.error_code,) = _unpack_DeletableTopicResult_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:

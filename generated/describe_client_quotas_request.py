@@ -258,9 +258,23 @@ def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[Describe
             request.components = []
         else:
             components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v0(buf, pos)
+            for components_index in range(components_n):
+                try:
+                    components_item = blank_instance(ComponentData)
+                    field = "entity_type"
+                    components_item.entity_type, pos = _w.read_string_nn(buf, pos)
+                    field = "match_type"
+                    (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
+                    pos += 1
+                    field = "match"
+                    components_item.match, pos = _w.read_string(buf, pos)
+                    components_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "components[]", components_index
+                    raise failure from None
                 components_items.append(components_item)
+            field, index = "components[]", components_index  # as the last call would have left them
             request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)
@@ -323,9 +337,38 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
             request.components = []
         else:
             components_items: list[ComponentData] = []
-            for index in range(components_n):
-                components_item, pos = _read_ComponentData_v1(buf, pos)
+            for components_index in range(components_n):
+                try:
+                    components_item = blank_instance(ComponentData)
+                    field = "entity_type"
+                    entity_type_end = pos + buf[pos]
+                    if pos < entity_type_end < pos + 0x80 and entity_type_end <= size:  # the usual case: a short string
+                        components_item.entity_type = buf[pos + 1:entity_type_end].decode()
+                        pos = entity_type_end
+                    else:
+                        components_item.entity_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "match_type"
+                    (components_item.match_type,) = _unpack_ComponentData_match_type(buf, pos)
+                    pos += 1
+                    field = "match"
+                    match_end = pos + buf[pos]
+                    if pos < match_end < pos + 0x80 and match_end <= size:  # the usual case: a short string
+                        components_item.match = buf[pos + 1:match_end].decode()
+                        pos = match_end
+                    else:
+                        components_item.match, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        components_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        components_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "components[]", components_index
+                    raise failure from None
                 components_items.append(components_item)
+            field, index = "components[]", components_index  # as the last call would have left them
             request.components = components_items
         field = "strict"
         (request.strict,) = _unpack_DescribeClientQuotasRequest_strict(buf, pos)

@@ -387,9 +387,42 @@ def _read_DescribeClusterResponse_v0(buf: bytes, pos: int) -> tuple[DescribeClus
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    brokers_item.is_fenced = False
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
@@ -510,9 +543,42 @@ def _read_DescribeClusterResponse_v1(buf: bytes, pos: int) -> tuple[DescribeClus
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v0_1(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    brokers_item.is_fenced = False
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)
@@ -633,9 +699,44 @@ def _read_DescribeClusterResponse_v2(buf: bytes, pos: int) -> tuple[DescribeClus
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[DescribeClusterBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_DescribeClusterBroker_v2(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(DescribeClusterBroker)
+                    field = "broker_id"
+                    (brokers_item.broker_id,) = _unpack_DescribeClusterBroker_broker_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_DescribeClusterBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "is_fenced"
+                    (brokers_item.is_fenced,) = _unpack_DescribeClusterBroker_is_fenced(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_DescribeClusterResponse_cluster_authorized_operations(buf, pos)

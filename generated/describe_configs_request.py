@@ -321,9 +321,34 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
             request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v1_3(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: no loop to set up
+                        resources_item.configuration_keys = []
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms"
         (request.include_synonyms,) = _unpack_DescribeConfigsRequest_include_synonyms(buf, pos)
@@ -383,9 +408,34 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
             request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v1_3(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resources_item.resource_name, pos = _w.read_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n, pos = _w.read_count(buf, pos, False)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: no loop to set up
+                        resources_item.configuration_keys = []
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    resources_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)
@@ -448,9 +498,48 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
             request.resources = []
         else:
             resources_items: list[DescribeConfigsResource] = []
-            for index in range(resources_n):
-                resources_item, pos = _read_DescribeConfigsResource_v4(buf, pos)
+            for resources_index in range(resources_n):
+                try:
+                    resources_item = blank_instance(DescribeConfigsResource)
+                    field = "resource_type"
+                    (resources_item.resource_type,) = _unpack_DescribeConfigsResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "configuration_keys"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    configuration_keys_n = buf[pos] - 1
+                    if configuration_keys_n < 0x7F and configuration_keys_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        configuration_keys_n, pos = _w.read_count(buf, pos, True)
+                    if configuration_keys_n < 0:
+                        resources_item.configuration_keys = None
+                    elif configuration_keys_n == 0:  # no element: no loop to set up
+                        resources_item.configuration_keys = []
+                    else:
+                        configuration_keys_items: list[str] = []
+                        for index in range(configuration_keys_n):
+                            configuration_keys_item, pos = _w.read_compact_string_nn(buf, pos)
+                            configuration_keys_items.append(configuration_keys_item)
+                        resources_item.configuration_keys = configuration_keys_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "resources[]", resources_index
+                    raise failure from None
                 resources_items.append(resources_item)
+            field, index = "resources[]", resources_index  # as the last call would have left them
             request.resources = resources_items
         field = "include_synonyms, include_documentation"
         request.include_synonyms, request.include_documentation = _unpack_DescribeConfigsRequest_include_synonyms_include_documentation(buf, pos)

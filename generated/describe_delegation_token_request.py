@@ -238,9 +238,20 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
             request.owners = []
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v0_1(buf, pos)
+            for owners_index in range(owners_n):
+                try:
+                    owners_item = blank_instance(DescribeDelegationTokenOwner)
+                    field = "principal_type"
+                    owners_item.principal_type, pos = _w.read_string_nn(buf, pos)
+                    field = "principal_name"
+                    owners_item.principal_name, pos = _w.read_string_nn(buf, pos)
+                    owners_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owners[]", owners_index
+                    raise failure from None
                 owners_items.append(owners_item)
+            field, index = "owners[]", owners_index  # as the last call would have left them
             request.owners = owners_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -298,9 +309,35 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
             request.owners = []
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
-            for index in range(owners_n):
-                owners_item, pos = _read_DescribeDelegationTokenOwner_v2_3(buf, pos)
+            for owners_index in range(owners_n):
+                try:
+                    owners_item = blank_instance(DescribeDelegationTokenOwner)
+                    field = "principal_type"
+                    principal_type_end = pos + buf[pos]
+                    if pos < principal_type_end < pos + 0x80 and principal_type_end <= size:  # the usual case: a short string
+                        owners_item.principal_type = buf[pos + 1:principal_type_end].decode()
+                        pos = principal_type_end
+                    else:
+                        owners_item.principal_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "principal_name"
+                    principal_name_end = pos + buf[pos]
+                    if pos < principal_name_end < pos + 0x80 and principal_name_end <= size:  # the usual case: a short string
+                        owners_item.principal_name = buf[pos + 1:principal_name_end].decode()
+                        pos = principal_name_end
+                    else:
+                        owners_item.principal_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        owners_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        owners_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "owners[]", owners_index
+                    raise failure from None
                 owners_items.append(owners_item)
+            field, index = "owners[]", owners_index  # as the last call would have left them
             request.owners = owners_items
         field = "(tagged fields)"
         if buf[pos] == 0:

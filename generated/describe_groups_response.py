@@ -500,9 +500,27 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
             group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         group.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -593,9 +611,27 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v0_3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -689,9 +725,28 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "client_id"
+                    members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                    field = "client_host"
+                    members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -810,9 +865,53 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -973,9 +1072,53 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             group.members = []
         else:
             members_items: list[DescribedGroupMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_DescribedGroupMember_v5_6(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(DescribedGroupMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "client_id"
+                    client_id_end = pos + buf[pos]
+                    if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                        members_item.client_id = buf[pos + 1:client_id_end].decode()
+                        pos = client_id_end
+                    else:
+                        members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "client_host"
+                    client_host_end = pos + buf[pos]
+                    if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                        members_item.client_host = buf[pos + 1:client_host_end].decode()
+                        pos = client_host_end
+                    else:
+                        members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_metadata"
+                    members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "member_assignment"
+                    members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             group.members = members_items
         field = "authorized_operations"
         (group.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
@@ -1095,9 +1238,60 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    groups_item.authorized_operations = -2147483648
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1153,9 +1347,60 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    groups_item.authorized_operations = -2147483648
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1213,9 +1458,62 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v3(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                members_item.group_instance_id = None
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1273,9 +1571,63 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v4(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_state"
+                    groups_item.group_state, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_data"
+                    groups_item.protocol_data, pos = _w.read_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n, pos = _w.read_count(buf, pos, False)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                                field = "client_id"
+                                members_item.client_id, pos = _w.read_string_nn(buf, pos)
+                                field = "client_host"
+                                members_item.client_host, pos = _w.read_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_bytes_nn(buf, pos)
+                                members_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1338,9 +1690,117 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v5(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    groups_item.error_message = None
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_data"
+                    protocol_data_end = pos + buf[pos]
+                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                        pos = protocol_data_end
+                    else:
+                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n = buf[pos] - 1
+                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        members_n, pos = _w.read_count(buf, pos, True)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                member_id_end = pos + buf[pos]
+                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                    pos = member_id_end
+                                else:
+                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                group_instance_id_end = pos + buf[pos]
+                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                    pos = group_instance_id_end
+                                else:
+                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                field = "client_id"
+                                client_id_end = pos + buf[pos]
+                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                    pos = client_id_end
+                                else:
+                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "client_host"
+                                client_host_end = pos + buf[pos]
+                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                    pos = client_host_end
+                                else:
+                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    members_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1419,9 +1879,123 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
             response.groups = []
         else:
             groups_items: list[DescribedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_DescribedGroup_v6(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(DescribedGroup)
+                    field = "error_code"
+                    (groups_item.error_code,) = _unpack_DescribedGroup_error_code(buf, pos)
+                    pos += 2
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        groups_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        groups_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_data"
+                    protocol_data_end = pos + buf[pos]
+                    if pos < protocol_data_end < pos + 0x80 and protocol_data_end <= size:  # the usual case: a short string
+                        groups_item.protocol_data = buf[pos + 1:protocol_data_end].decode()
+                        pos = protocol_data_end
+                    else:
+                        groups_item.protocol_data, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "members[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    members_n = buf[pos] - 1
+                    if members_n < 0x7F and members_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        members_n, pos = _w.read_count(buf, pos, True)
+                    if members_n < 0:
+                        raise DecodeError("non-nullable field members was null", offset=pos)
+                    elif members_n == 0:  # no element: no loop to set up
+                        groups_item.members = []
+                    else:
+                        members_items: list[DescribedGroupMember] = []
+                        for members_index in range(members_n):
+                            try:
+                                members_item = blank_instance(DescribedGroupMember)
+                                field = "member_id"
+                                member_id_end = pos + buf[pos]
+                                if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                                    members_item.member_id = buf[pos + 1:member_id_end].decode()
+                                    pos = member_id_end
+                                else:
+                                    members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "group_instance_id"
+                                group_instance_id_end = pos + buf[pos]
+                                if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                                    members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                                    pos = group_instance_id_end
+                                else:
+                                    members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                                field = "client_id"
+                                client_id_end = pos + buf[pos]
+                                if pos < client_id_end < pos + 0x80 and client_id_end <= size:  # the usual case: a short string
+                                    members_item.client_id = buf[pos + 1:client_id_end].decode()
+                                    pos = client_id_end
+                                else:
+                                    members_item.client_id, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "client_host"
+                                client_host_end = pos + buf[pos]
+                                if pos < client_host_end < pos + 0x80 and client_host_end <= size:  # the usual case: a short string
+                                    members_item.client_host = buf[pos + 1:client_host_end].decode()
+                                    pos = client_host_end
+                                else:
+                                    members_item.client_host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "member_metadata"
+                                members_item.member_metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "member_assignment"
+                                members_item.member_assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    members_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "members[]", members_index
+                                raise failure from None
+                            members_items.append(members_item)
+                        field, index = "members[]", members_index  # as the last call would have left them
+                        groups_item.members = members_items
+                    field = "authorized_operations"
+                    (groups_item.authorized_operations,) = _unpack_DescribedGroup_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -282,9 +282,24 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topic_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -347,9 +362,24 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v0_1(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    topic_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)
@@ -417,9 +447,40 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             request.topic_partitions = KeyedList()
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
-            for index in range(topic_partitions_n):
-                topic_partitions_item, pos = _read_TopicPartitions_v2(buf, pos)
+            for topic_partitions_index in range(topic_partitions_n):
+                try:
+                    topic_partitions_item = blank_instance(TopicPartitions)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topic_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topic_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            topic_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_partitions[]", topic_partitions_index
+                    raise failure from None
                 topic_partitions_items.append(topic_partitions_item)
+            field, index = "topic_partitions[]", topic_partitions_index  # as the last call would have left them
             request.topic_partitions = topic_partitions_items
         field = "timeout_ms"
         (request.timeout_ms,) = _unpack_ElectLeadersRequest_timeout_ms(buf, pos)

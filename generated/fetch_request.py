@@ -781,9 +781,24 @@ def _read_FetchTopic_v4(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.current_leader_epoch = -1
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.log_start_offset = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, fetch_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
+                    pos += 16
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -844,9 +859,23 @@ def _read_FetchTopic_v5_8(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v5_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.current_leader_epoch = -1
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 24
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -907,9 +936,22 @@ def _read_FetchTopic_v9_11(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v9_11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.last_fetched_epoch = -1
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 28
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -980,9 +1022,26 @@ def _read_FetchTopic_v12(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1069,9 +1128,26 @@ def _read_FetchTopic_v13_16(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v12_16(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1151,9 +1227,48 @@ def _read_FetchTopic_v17(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v17(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.high_watermark = 9223372036854775807
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1233,9 +1348,54 @@ def _read_FetchTopic_v18(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             topic.partitions = []
         else:
             partitions_items: list[FetchPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_FetchPartition_v18(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(FetchPartition)
+                    partitions_item.replica_directory_id = _ZERO_UUID
+                    partitions_item.high_watermark = 9223372036854775807
+                    field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                    partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                    pos += 32
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "replica_directory_id"
+                                partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                            elif tag == 1:
+                                field = "high_watermark"
+                                (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                pos += 8
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partitions_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1528,9 +1688,47 @@ def _read_FetchRequest_v4(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.log_start_offset = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_to_partition_max_bytes(buf, pos)
+                                pos += 16
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1596,9 +1794,46 @@ def _read_FetchRequest_v5_6(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 24
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1662,9 +1897,46 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v5_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.current_leader_epoch = -1
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 24
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1675,9 +1947,25 @@ def _read_FetchRequest_v7_8(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1754,9 +2042,45 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 28
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1767,9 +2091,25 @@ def _read_FetchRequest_v9_10(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1845,9 +2185,45 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v9_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.last_fetched_epoch = -1
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 28
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1858,9 +2234,25 @@ def _read_FetchRequest_v11(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v7_11(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    forgotten_topics_data_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    else:
+                        forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    forgotten_topics_data_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         request.rack_id, pos = _w.read_string_nn(buf, pos)
@@ -1948,9 +2340,63 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v12(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1965,9 +2411,41 @@ def _read_FetchRequest_v12(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v12(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic_id = _ZERO_UUID
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        forgotten_topics_data_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        forgotten_topics_data_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2123,9 +2601,58 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2140,9 +2667,36 @@ def _read_FetchRequest_v13_14(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2299,9 +2853,58 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v13_16(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2316,9 +2919,36 @@ def _read_FetchRequest_v15_16(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2492,9 +3122,80 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v17(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.high_watermark = 9223372036854775807
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "replica_directory_id"
+                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2509,9 +3210,36 @@ def _read_FetchRequest_v17(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]
@@ -2685,9 +3413,86 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.topics = []
         else:
             topics_items: list[FetchTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_FetchTopic_v18(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(FetchTopic)
+                    topics_item.topic = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[FetchPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(FetchPartition)
+                                partitions_item.replica_directory_id = _ZERO_UUID
+                                partitions_item.high_watermark = 9223372036854775807
+                                field = "partition, current_leader_epoch, fetch_offset, last_fetched_epoch, log_start_offset, partition_max_bytes"
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.fetch_offset, partitions_item.last_fetched_epoch, partitions_item.log_start_offset, partitions_item.partition_max_bytes = _unpack_FetchPartition_partition_current_leader_epoch_fetch_offset_last_fetched_epoch_log_start_offset_partition_max_bytes(buf, pos)
+                                pos += 32
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "replica_directory_id"
+                                            partitions_item.replica_directory_id, pos = _w.read_uuid(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (replica_directory_id) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        elif tag == 1:
+                                            field = "high_watermark"
+                                            (partitions_item.high_watermark,) = _unpack_FetchPartition_high_watermark(buf, pos)
+                                            pos += 8
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 1 (high_watermark) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partitions_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "forgotten_topics_data[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2702,9 +3507,36 @@ def _read_FetchRequest_v18(buf: bytes, pos: int) -> tuple[FetchRequest, int]:
             request.forgotten_topics_data = []
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
-            for index in range(forgotten_topics_data_n):
-                forgotten_topics_data_item, pos = _read_ForgottenTopic_v13_18(buf, pos)
+            for forgotten_topics_data_index in range(forgotten_topics_data_n):
+                try:
+                    forgotten_topics_data_item = blank_instance(ForgottenTopic)
+                    forgotten_topics_data_item.topic = ''
+                    field = "topic_id"
+                    forgotten_topics_data_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            forgotten_topics_data_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        forgotten_topics_data_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        forgotten_topics_data_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "forgotten_topics_data[]", forgotten_topics_data_index
+                    raise failure from None
                 forgotten_topics_data_items.append(forgotten_topics_data_item)
+            field, index = "forgotten_topics_data[]", forgotten_topics_data_index  # as the last call would have left them
             request.forgotten_topics_data = forgotten_topics_data_items
         field = "rack_id"
         rack_id_end = pos + buf[pos]

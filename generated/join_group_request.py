@@ -289,9 +289,20 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -374,9 +385,20 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -460,9 +482,20 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
             request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v0_5(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    protocols_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    protocols_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -572,9 +605,30 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -714,9 +768,30 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             request.protocols = KeyedList()
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
-            for index in range(protocols_n):
-                protocols_item, pos = _read_JoinGroupRequestProtocol_v6_9(buf, pos)
+            for protocols_index in range(protocols_n):
+                try:
+                    protocols_item = blank_instance(JoinGroupRequestProtocol)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        protocols_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        protocols_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "metadata"
+                    protocols_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        protocols_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        protocols_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "protocols[]", protocols_index
+                    raise failure from None
                 protocols_items.append(protocols_item)
+            field, index = "protocols[]", protocols_index  # as the last call would have left them
             request.protocols = protocols_items
         field = "reason"
         reason_end = pos + buf[pos]

@@ -359,9 +359,21 @@ def _read_JoinGroupResponse_v0_1(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -444,9 +456,21 @@ def _read_JoinGroupResponse_v2_4(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v0_4(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    members_item.group_instance_id = None
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -529,9 +553,22 @@ def _read_JoinGroupResponse_v5(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v5(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_bytes_nn(buf, pos)
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -634,9 +671,37 @@ def _read_JoinGroupResponse_v6(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -776,9 +841,37 @@ def _read_JoinGroupResponse_v7_8(buf: bytes, pos: int) -> tuple[JoinGroupRespons
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -916,9 +1009,37 @@ def _read_JoinGroupResponse_v9(buf: bytes, pos: int) -> tuple[JoinGroupResponse,
             response.members = []
         else:
             members_items: list[JoinGroupResponseMember] = []
-            for index in range(members_n):
-                members_item, pos = _read_JoinGroupResponseMember_v6_9(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(JoinGroupResponseMember)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "metadata"
+                    members_item.metadata, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

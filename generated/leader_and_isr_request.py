@@ -1078,9 +1078,39 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v2(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1141,9 +1171,51 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v3(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if adding_replicas_n < 0:
+                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if removing_replicas_n < 0:
+                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1214,9 +1286,80 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1309,9 +1452,80 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v4_5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    partition_states_item.leader_recovery_state = 0
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new"
+                    (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1407,9 +1621,79 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             state.partition_states = []
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_LeaderAndIsrPartitionState_v6_7(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "adding_replicas"
+                    adding_replicas_n = buf[pos] - 1
+                    adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                    if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = adding_replicas_end
+                    else:
+                        adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if adding_replicas_n < 0:
+                            raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                    field = "removing_replicas"
+                    removing_replicas_n = buf[pos] - 1
+                    removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                    if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = removing_replicas_end
+                    else:
+                        removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if removing_replicas_n < 0:
+                            raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                    field = "is_new, leader_recovery_state"
+                    partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1608,9 +1892,38 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v0(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    ungrouped_partition_states_item.is_new = False
+                    ungrouped_partition_states_item.leader_recovery_state = 0
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1621,9 +1934,24 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1705,9 +2033,40 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_LeaderAndIsrPartitionState_v1(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                    ungrouped_partition_states_item.leader_recovery_state = 0
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "partition_epoch"
+                    (ungrouped_partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "is_new"
+                    (ungrouped_partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                    pos += 1
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1718,9 +2077,24 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1801,9 +2175,62 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v2(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1814,9 +2241,24 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1897,9 +2339,74 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v3(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if adding_replicas_n < 0:
+                                    raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if removing_replicas_n < 0:
+                                    raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1910,9 +2417,24 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v0_3(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    live_leaders_item.host_name, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    live_leaders_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1998,9 +2520,117 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2015,9 +2645,34 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2122,9 +2777,118 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v5(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                partition_states_item.leader_recovery_state = 0
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new"
+                                (partition_states_item.is_new,) = _unpack_LeaderAndIsrPartitionState_is_new(buf, pos)
+                                pos += 1
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2139,9 +2903,34 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2244,9 +3033,117 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new, leader_recovery_state"
+                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2261,9 +3158,34 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2365,9 +3287,117 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.topic_states = []
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_LeaderAndIsrTopicState_v6_7(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(LeaderAndIsrTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[LeaderAndIsrPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(LeaderAndIsrPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_LeaderAndIsrPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "partition_epoch"
+                                (partition_states_item.partition_epoch,) = _unpack_LeaderAndIsrPartitionState_partition_epoch(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "adding_replicas"
+                                adding_replicas_n = buf[pos] - 1
+                                adding_replicas_end = pos + 1 + adding_replicas_n * 4
+                                if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = adding_replicas_end
+                                else:
+                                    adding_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if adding_replicas_n < 0:
+                                        raise DecodeError("non-nullable field adding_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.adding_replicas, pos = _w.read_fixed_array(buf, pos, adding_replicas_n, "i", 4)
+                                field = "removing_replicas"
+                                removing_replicas_n = buf[pos] - 1
+                                removing_replicas_end = pos + 1 + removing_replicas_n * 4
+                                if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = removing_replicas_end
+                                else:
+                                    removing_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if removing_replicas_n < 0:
+                                        raise DecodeError("non-nullable field removing_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.removing_replicas, pos = _w.read_fixed_array(buf, pos, removing_replicas_n, "i", 4)
+                                field = "is_new, leader_recovery_state"
+                                partition_states_item.is_new, partition_states_item.leader_recovery_state = _unpack_LeaderAndIsrPartitionState_is_new_leader_recovery_state(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_leaders[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2382,9 +3412,34 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             request.live_leaders = []
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
-            for index in range(live_leaders_n):
-                live_leaders_item, pos = _read_LeaderAndIsrLiveLeader_v4_7(buf, pos)
+            for live_leaders_index in range(live_leaders_n):
+                try:
+                    live_leaders_item = blank_instance(LeaderAndIsrLiveLeader)
+                    field = "broker_id"
+                    (live_leaders_item.broker_id,) = _unpack_LeaderAndIsrLiveLeader_broker_id(buf, pos)
+                    pos += 4
+                    field = "host_name"
+                    host_name_end = pos + buf[pos]
+                    if pos < host_name_end < pos + 0x80 and host_name_end <= size:  # the usual case: a short string
+                        live_leaders_item.host_name = buf[pos + 1:host_name_end].decode()
+                        pos = host_name_end
+                    else:
+                        live_leaders_item.host_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (live_leaders_item.port,) = _unpack_LeaderAndIsrLiveLeader_port(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_leaders_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_leaders_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_leaders[]", live_leaders_index
+                    raise failure from None
                 live_leaders_items.append(live_leaders_item)
+            field, index = "live_leaders[]", live_leaders_index  # as the last call would have left them
             request.live_leaders = live_leaders_items
         field = "(tagged fields)"
         if buf[pos] == 0:

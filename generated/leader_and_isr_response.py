@@ -348,9 +348,25 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             leader_and_isr_topic_error.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v5_7(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    partition_errors_item.topic_name = ''
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             leader_and_isr_topic_error.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -425,9 +441,21 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             response.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v0_3(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    field = "topic_name"
+                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    partition_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -492,9 +520,31 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
             response.partition_errors = []
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_LeaderAndIsrPartitionError_v4(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -575,9 +625,56 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_LeaderAndIsrTopicError_v5_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(LeaderAndIsrTopicError)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_errors_n = buf[pos] - 1
+                    if partition_errors_n < 0x7F and partition_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_errors_n, pos = _w.read_count(buf, pos, True)
+                    if partition_errors_n < 0:
+                        raise DecodeError("non-nullable field partition_errors was null", offset=pos)
+                    elif partition_errors_n == 0:  # no element: no loop to set up
+                        topics_item.partition_errors = []
+                    else:
+                        partition_errors_items: list[LeaderAndIsrPartitionError] = []
+                        for partition_errors_index in range(partition_errors_n):
+                            try:
+                                partition_errors_item = blank_instance(LeaderAndIsrPartitionError)
+                                partition_errors_item.topic_name = ''
+                                field = "partition_index, error_code"
+                                partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_LeaderAndIsrPartitionError_partition_index_error_code(buf, pos)
+                                pos += 6
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_errors[]", partition_errors_index
+                                raise failure from None
+                            partition_errors_items.append(partition_errors_item)
+                        field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
+                        topics_item.partition_errors = partition_errors_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

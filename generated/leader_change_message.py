@@ -254,9 +254,25 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             message.voters = []
         else:
             voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v0(buf, pos)
+            for voters_index in range(voters_n):
+                try:
+                    voters_item = blank_instance(Voter)
+                    voters_item.voter_directory_id = _ZERO_UUID
+                    field = "voter_id"
+                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "voters[]", voters_index
+                    raise failure from None
                 voters_items.append(voters_item)
+            field, index = "voters[]", voters_index  # as the last call would have left them
             message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -271,9 +287,25 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             message.granting_voters = []
         else:
             granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v0(buf, pos)
+            for granting_voters_index in range(granting_voters_n):
+                try:
+                    granting_voters_item = blank_instance(Voter)
+                    granting_voters_item.voter_directory_id = _ZERO_UUID
+                    field = "voter_id"
+                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        granting_voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "granting_voters[]", granting_voters_index
+                    raise failure from None
                 granting_voters_items.append(granting_voters_item)
+            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
             message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -371,9 +403,26 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             message.voters = []
         else:
             voters_items: list[Voter] = []
-            for index in range(voters_n):
-                voters_item, pos = _read_Voter_v1(buf, pos)
+            for voters_index in range(voters_n):
+                try:
+                    voters_item = blank_instance(Voter)
+                    field = "voter_id"
+                    (voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "voter_directory_id"
+                    voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "voters[]", voters_index
+                    raise failure from None
                 voters_items.append(voters_item)
+            field, index = "voters[]", voters_index  # as the last call would have left them
             message.voters = voters_items
         field = "granting_voters[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -388,9 +437,26 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             message.granting_voters = []
         else:
             granting_voters_items: list[Voter] = []
-            for index in range(granting_voters_n):
-                granting_voters_item, pos = _read_Voter_v1(buf, pos)
+            for granting_voters_index in range(granting_voters_n):
+                try:
+                    granting_voters_item = blank_instance(Voter)
+                    field = "voter_id"
+                    (granting_voters_item.voter_id,) = _unpack_Voter_voter_id(buf, pos)
+                    pos += 4
+                    field = "voter_directory_id"
+                    granting_voters_item.voter_directory_id, pos = _w.read_uuid(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        granting_voters_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        granting_voters_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "granting_voters[]", granting_voters_index
+                    raise failure from None
                 granting_voters_items.append(granting_voters_item)
+            field, index = "granting_voters[]", granting_voters_index  # as the last call would have left them
             message.granting_voters = granting_voters_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -337,9 +337,23 @@ def _read_LeaveGroupResponse_v3(buf: bytes, pos: int) -> tuple[LeaveGroupRespons
             response.members = []
         else:
             members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v3(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberResponse)
+                    field = "member_id"
+                    members_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    members_item.group_instance_id, pos = _w.read_string(buf, pos)
+                    field = "error_code"
+                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                    pos += 2
+                    members_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -402,9 +416,38 @@ def _read_LeaveGroupResponse_v4_5(buf: bytes, pos: int) -> tuple[LeaveGroupRespo
             response.members = []
         else:
             members_items: list[MemberResponse] = []
-            for index in range(members_n):
-                members_item, pos = _read_MemberResponse_v4_5(buf, pos)
+            for members_index in range(members_n):
+                try:
+                    members_item = blank_instance(MemberResponse)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        members_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        members_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_instance_id"
+                    group_instance_id_end = pos + buf[pos]
+                    if pos < group_instance_id_end < pos + 0x80 and group_instance_id_end <= size:  # the usual case: a short string
+                        members_item.group_instance_id = buf[pos + 1:group_instance_id_end].decode()
+                        pos = group_instance_id_end
+                    else:
+                        members_item.group_instance_id, pos = _w.read_compact_string(buf, pos)
+                    field = "error_code"
+                    (members_item.error_code,) = _unpack_MemberResponse_error_code(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        members_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        members_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "members[]", members_index
+                    raise failure from None
                 members_items.append(members_item)
+            field, index = "members[]", members_index  # as the last call would have left them
             response.members = members_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -270,9 +270,29 @@ def _read_ListConfigResourcesResponse_v0(buf: bytes, pos: int) -> tuple[ListConf
             response.config_resources = []
         else:
             config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v0(buf, pos)
+            for config_resources_index in range(config_resources_n):
+                try:
+                    config_resources_item = blank_instance(ConfigResource)
+                    config_resources_item.resource_type = 16
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        config_resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "config_resources[]", config_resources_index
+                    raise failure from None
                 config_resources_items.append(config_resources_item)
+            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
             response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -351,9 +371,31 @@ def _read_ListConfigResourcesResponse_v1(buf: bytes, pos: int) -> tuple[ListConf
             response.config_resources = []
         else:
             config_resources_items: list[ConfigResource] = []
-            for index in range(config_resources_n):
-                config_resources_item, pos = _read_ConfigResource_v1(buf, pos)
+            for config_resources_index in range(config_resources_n):
+                try:
+                    config_resources_item = blank_instance(ConfigResource)
+                    field = "resource_name"
+                    resource_name_end = pos + buf[pos]
+                    if pos < resource_name_end < pos + 0x80 and resource_name_end <= size:  # the usual case: a short string
+                        config_resources_item.resource_name = buf[pos + 1:resource_name_end].decode()
+                        pos = resource_name_end
+                    else:
+                        config_resources_item.resource_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "resource_type"
+                    (config_resources_item.resource_type,) = _unpack_ConfigResource_resource_type(buf, pos)
+                    pos += 1
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        config_resources_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        config_resources_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "config_resources[]", config_resources_index
+                    raise failure from None
                 config_resources_items.append(config_resources_item)
+            field, index = "config_resources[]", config_resources_index  # as the last call would have left them
             response.config_resources = config_resources_items
         field = "(tagged fields)"
         if buf[pos] == 0:

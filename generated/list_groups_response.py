@@ -476,9 +476,22 @@ def _read_ListGroupsResponse_v0(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             response.groups = []
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -536,9 +549,22 @@ def _read_ListGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[ListGroupsRespo
             response.groups = []
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v0_2(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    groups_item.group_id, pos = _w.read_string_nn(buf, pos)
+                    field = "protocol_type"
+                    groups_item.protocol_type, pos = _w.read_string_nn(buf, pos)
+                    groups_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -601,9 +627,37 @@ def _read_ListGroupsResponse_v3(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             response.groups = []
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v3(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_state = ''
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -682,9 +736,43 @@ def _read_ListGroupsResponse_v4(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             response.groups = []
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v4(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    groups_item.group_type = ''
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -763,9 +851,49 @@ def _read_ListGroupsResponse_v5(buf: bytes, pos: int) -> tuple[ListGroupsRespons
             response.groups = []
         else:
             groups_items: list[ListedGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_ListedGroup_v5(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(ListedGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "protocol_type"
+                    protocol_type_end = pos + buf[pos]
+                    if pos < protocol_type_end < pos + 0x80 and protocol_type_end <= size:  # the usual case: a short string
+                        groups_item.protocol_type = buf[pos + 1:protocol_type_end].decode()
+                        pos = protocol_type_end
+                    else:
+                        groups_item.protocol_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_state"
+                    group_state_end = pos + buf[pos]
+                    if pos < group_state_end < pos + 0x80 and group_state_end <= size:  # the usual case: a short string
+                        groups_item.group_state = buf[pos + 1:group_state_end].decode()
+                        pos = group_state_end
+                    else:
+                        groups_item.group_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "group_type"
+                    group_type_end = pos + buf[pos]
+                    if pos < group_type_end < pos + 0x80 and group_type_end <= size:  # the usual case: a short string
+                        groups_item.group_type = buf[pos + 1:group_type_end].decode()
+                        pos = group_type_end
+                    else:
+                        groups_item.group_type, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             response.groups = groups_items
         field = "(tagged fields)"
         if buf[pos] == 0:

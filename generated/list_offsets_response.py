@@ -325,9 +325,20 @@ def _read_ListOffsetsTopicResponse_v1_3(buf: bytes, pos: int) -> tuple[ListOffse
             response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v1_3(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    partitions_item.leader_epoch = -1
+                    field = "partition_index, error_code, timestamp, offset"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                    pos += 22
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -387,9 +398,19 @@ def _read_ListOffsetsTopicResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffse
             response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v4_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                    pos += 26
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -459,9 +480,24 @@ def _read_ListOffsetsTopicResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffs
             response.partitions = []
         else:
             partitions_items: list[ListOffsetsPartitionResponse] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_ListOffsetsPartitionResponse_v6_11(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                    field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                    partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                    pos += 26
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             response.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -541,9 +577,42 @@ def _read_ListOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[ListOffsetsRespo
             response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                partitions_item.leader_epoch = -1
+                                field = "partition_index, error_code, timestamp, offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                                pos += 22
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -599,9 +668,42 @@ def _read_ListOffsetsResponse_v2_3(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v1_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                partitions_item.leader_epoch = -1
+                                field = "partition_index, error_code, timestamp, offset"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset = _unpack_ListOffsetsPartitionResponse_partition_index_to_offset(buf, pos)
+                                pos += 22
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -659,9 +761,41 @@ def _read_ListOffsetsResponse_v4_5(buf: bytes, pos: int) -> tuple[ListOffsetsRes
             response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v4_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                                pos += 26
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -724,9 +858,60 @@ def _read_ListOffsetsResponse_v6_11(buf: bytes, pos: int) -> tuple[ListOffsetsRe
             response.topics = []
         else:
             topics_items: list[ListOffsetsTopicResponse] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_ListOffsetsTopicResponse_v6_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(ListOffsetsTopicResponse)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[ListOffsetsPartitionResponse] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(ListOffsetsPartitionResponse)
+                                field = "partition_index, error_code, timestamp, offset, leader_epoch"
+                                partitions_item.partition_index, partitions_item.error_code, partitions_item.timestamp, partitions_item.offset, partitions_item.leader_epoch = _unpack_ListOffsetsPartitionResponse_partition_index_to_leader_epoch(buf, pos)
+                                pos += 26
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

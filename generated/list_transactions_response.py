@@ -257,9 +257,38 @@ def _read_ListTransactionsResponse_v0_2(buf: bytes, pos: int) -> tuple[ListTrans
             response.transaction_states = []
         else:
             transaction_states_items: list[TransactionState] = []
-            for index in range(transaction_states_n):
-                transaction_states_item, pos = _read_TransactionState_v0_2(buf, pos)
+            for transaction_states_index in range(transaction_states_n):
+                try:
+                    transaction_states_item = blank_instance(TransactionState)
+                    field = "transactional_id"
+                    transactional_id_end = pos + buf[pos]
+                    if pos < transactional_id_end < pos + 0x80 and transactional_id_end <= size:  # the usual case: a short string
+                        transaction_states_item.transactional_id = buf[pos + 1:transactional_id_end].decode()
+                        pos = transactional_id_end
+                    else:
+                        transaction_states_item.transactional_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "producer_id"
+                    (transaction_states_item.producer_id,) = _unpack_TransactionState_producer_id(buf, pos)
+                    pos += 8
+                    field = "transaction_state"
+                    transaction_state_end = pos + buf[pos]
+                    if pos < transaction_state_end < pos + 0x80 and transaction_state_end <= size:  # the usual case: a short string
+                        transaction_states_item.transaction_state = buf[pos + 1:transaction_state_end].decode()
+                        pos = transaction_state_end
+                    else:
+                        transaction_states_item.transaction_state, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        transaction_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        transaction_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_states[]", transaction_states_index
+                    raise failure from None
                 transaction_states_items.append(transaction_states_item)
+            field, index = "transaction_states[]", transaction_states_index  # as the last call would have left them
             response.transaction_states = transaction_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:

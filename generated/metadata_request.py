@@ -303,9 +303,19 @@ def _read_MetadataRequest_v0(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -367,9 +377,19 @@ def _read_MetadataRequest_v1_3(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -430,9 +450,19 @@ def _read_MetadataRequest_v4_7(buf: bytes, pos: int) -> tuple[MetadataRequest, i
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation"
         (request.allow_auto_topic_creation,) = _unpack_MetadataRequest_allow_auto_topic_creation(buf, pos)
@@ -494,9 +524,19 @@ def _read_MetadataRequest_v8(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v0_8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -559,9 +599,29 @@ def _read_MetadataRequest_v9(buf: bytes, pos: int) -> tuple[MetadataRequest, int
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -640,9 +700,30 @@ def _read_MetadataRequest_v10(buf: bytes, pos: int) -> tuple[MetadataRequest, in
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_cluster_authorized_operations, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_cluster_authorized_operations, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_to_include_topic_authorized_operations(buf, pos)
@@ -722,9 +803,30 @@ def _read_MetadataRequest_v11_13(buf: bytes, pos: int) -> tuple[MetadataRequest,
             request.topics = []
         else:
             topics_items: list[MetadataRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataRequestTopic_v10_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataRequestTopic)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "allow_auto_topic_creation, include_topic_authorized_operations"
         request.allow_auto_topic_creation, request.include_topic_authorized_operations = _unpack_MetadataRequest_allow_auto_topic_creation_include_topic_authorized_operations(buf, pos)

@@ -904,9 +904,32 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -978,9 +1001,32 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v0_4(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1054,9 +1100,38 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v5_6(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    partitions_item.leader_epoch = -1
+                    field = "error_code, partition_index, leader_id"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                    pos += 10
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1130,9 +1205,37 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1205,9 +1308,37 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v7_8(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if replica_nodes_n < 0:
+                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                    else:
+                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                    if isr_nodes_n < 0:
+                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                    else:
+                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1293,9 +1424,60 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1403,9 +1585,60 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1516,9 +1749,60 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             topic.partitions = []
         else:
             partitions_items: list[MetadataResponsePartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_MetadataResponsePartition_v9_13(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(MetadataResponsePartition)
+                    field = "error_code, partition_index, leader_id, leader_epoch"
+                    partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                    pos += 14
+                    field = "replica_nodes"
+                    replica_nodes_n = buf[pos] - 1
+                    replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                    if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replica_nodes_end
+                    else:
+                        replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if replica_nodes_n < 0:
+                            raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                        else:
+                            partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                    field = "isr_nodes"
+                    isr_nodes_n = buf[pos] - 1
+                    isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                    if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_nodes_end
+                    else:
+                        isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                        if isr_nodes_n < 0:
+                            raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                        else:
+                            partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "topic_authorized_operations"
         (topic.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
@@ -1607,9 +1891,25 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v0(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    brokers_item.rack = None
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1620,9 +1920,60 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v0(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.is_internal = False
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1696,9 +2047,26 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "controller_id"
         (response.controller_id,) = _unpack_MetadataResponse_controller_id(buf, pos)
@@ -1712,9 +2080,62 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1789,9 +2210,26 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -1807,9 +2245,62 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1889,9 +2380,26 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -1907,9 +2415,62 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v1_4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1991,9 +2552,26 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2009,9 +2587,68 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v5_6(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                partitions_item.leader_epoch = -1
+                                field = "error_code, partition_index, leader_id"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id = _unpack_MetadataResponsePartition_error_code_to_leader_id(buf, pos)
+                                pos += 10
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2093,9 +2730,26 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2111,9 +2765,67 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    topics_item.topic_authorized_operations = -2147483648
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2194,9 +2906,26 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v1_8(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    brokers_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    brokers_item.rack, pos = _w.read_string(buf, pos)
+                    brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         response.cluster_id, pos = _w.read_string(buf, pos)
@@ -2212,9 +2941,69 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v8(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if replica_nodes_n < 0:
+                                    raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n, pos = _w.read_count(buf, pos, False)
+                                if isr_nodes_n < 0:
+                                    raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                else:
+                                    partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2303,9 +3092,41 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2330,9 +3151,106 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2441,9 +3359,41 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2468,9 +3418,107 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "cluster_authorized_operations"
         (response.cluster_authorized_operations,) = _unpack_MetadataResponse_cluster_authorized_operations(buf, pos)
@@ -2580,9 +3628,41 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2607,9 +3687,107 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v10_11(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2716,9 +3894,41 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2743,9 +3953,107 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2851,9 +4159,41 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.brokers = KeyedList()
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
-            for index in range(brokers_n):
-                brokers_item, pos = _read_MetadataResponseBroker_v9_13(buf, pos)
+            for brokers_index in range(brokers_n):
+                try:
+                    brokers_item = blank_instance(MetadataResponseBroker)
+                    field = "node_id"
+                    (brokers_item.node_id,) = _unpack_MetadataResponseBroker_node_id(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        brokers_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        brokers_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port"
+                    (brokers_item.port,) = _unpack_MetadataResponseBroker_port(buf, pos)
+                    pos += 4
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "brokers[]", brokers_index
+                    raise failure from None
                 brokers_items.append(brokers_item)
+            field, index = "brokers[]", brokers_index  # as the last call would have left them
             response.brokers = brokers_items
         field = "cluster_id"
         cluster_id_end = pos + buf[pos]
@@ -2878,9 +4218,107 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             response.topics = KeyedList()
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_MetadataResponseTopic_v12_13(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(MetadataResponseTopic)
+                    field = "error_code"
+                    (topics_item.error_code,) = _unpack_MetadataResponseTopic_error_code(buf, pos)
+                    pos += 2
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string(buf, pos)
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "is_internal"
+                    (topics_item.is_internal,) = _unpack_MetadataResponseTopic_is_internal(buf, pos)
+                    pos += 1
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[MetadataResponsePartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(MetadataResponsePartition)
+                                field = "error_code, partition_index, leader_id, leader_epoch"
+                                partitions_item.error_code, partitions_item.partition_index, partitions_item.leader_id, partitions_item.leader_epoch = _unpack_MetadataResponsePartition_error_code_to_leader_epoch(buf, pos)
+                                pos += 14
+                                field = "replica_nodes"
+                                replica_nodes_n = buf[pos] - 1
+                                replica_nodes_end = pos + 1 + replica_nodes_n * 4
+                                if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replica_nodes_end
+                                else:
+                                    replica_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if replica_nodes_n < 0:
+                                        raise DecodeError("non-nullable field replica_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.replica_nodes, pos = _w.read_fixed_array(buf, pos, replica_nodes_n, "i", 4)
+                                field = "isr_nodes"
+                                isr_nodes_n = buf[pos] - 1
+                                isr_nodes_end = pos + 1 + isr_nodes_n * 4
+                                if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
+                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_nodes_end
+                                else:
+                                    isr_nodes_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_nodes_n < 0:
+                                        raise DecodeError("non-nullable field isr_nodes was null", offset=pos)
+                                    else:
+                                        partitions_item.isr_nodes, pos = _w.read_fixed_array(buf, pos, isr_nodes_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partitions_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "topic_authorized_operations"
+                    (topics_item.topic_authorized_operations,) = _unpack_MetadataResponseTopic_topic_authorized_operations(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "error_code"
         (response.error_code,) = _unpack_MetadataResponse_error_code(buf, pos)

@@ -377,9 +377,23 @@ def _read_OffsetCommitRequestTopic_v2_5(buf: bytes, pos: int) -> tuple[OffsetCom
             topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v2_5(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.committed_leader_epoch = -1
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset"
+                    partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                    pos += 12
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -440,9 +454,22 @@ def _read_OffsetCommitRequestTopic_v6_7(buf: bytes, pos: int) -> tuple[OffsetCom
             topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v6_7(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                    partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         topic.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -513,9 +540,32 @@ def _read_OffsetCommitRequestTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCom
             topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    committed_metadata_end = pos + buf[pos]
+                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                        pos = committed_metadata_end
+                    else:
+                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -602,9 +652,32 @@ def _read_OffsetCommitRequestTopic_v10(buf: bytes, pos: int) -> tuple[OffsetComm
             topic.partitions = []
         else:
             partitions_items: list[OffsetCommitRequestPartition] = []
-            for index in range(partitions_n):
-                partitions_item, pos = _read_OffsetCommitRequestPartition_v8_10(buf, pos)
+            for partitions_index in range(partitions_n):
+                try:
+                    partitions_item = blank_instance(OffsetCommitRequestPartition)
+                    partitions_item.commit_timestamp = -1
+                    field = "partition_index, committed_offset, committed_leader_epoch"
+                    partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "committed_metadata"
+                    committed_metadata_end = pos + buf[pos]
+                    if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                        partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                        pos = committed_metadata_end
+                    else:
+                        partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions[]", partitions_index
+                    raise failure from None
                 partitions_items.append(partitions_item)
+            field, index = "partitions[]", partitions_index  # as the last call would have left them
             topic.partitions = partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -687,9 +760,46 @@ def _read_OffsetCommitRequest_v2_4(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.committed_leader_epoch = -1
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -767,9 +877,46 @@ def _read_OffsetCommitRequest_v5(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v2_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.committed_leader_epoch = -1
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset"
+                                partitions_item.partition_index, partitions_item.committed_offset = _unpack_OffsetCommitRequestPartition_partition_index_committed_offset(buf, pos)
+                                pos += 12
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -845,9 +992,45 @@ def _read_OffsetCommitRequest_v6(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -924,9 +1107,45 @@ def _read_OffsetCommitRequest_v7(buf: bytes, pos: int) -> tuple[OffsetCommitRequ
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                partitions_item.committed_metadata, pos = _w.read_string(buf, pos)
+                                partitions_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1024,9 +1243,69 @@ def _read_OffsetCommitRequest_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                committed_metadata_end = pos + buf[pos]
+                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                    pos = committed_metadata_end
+                                else:
+                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1150,9 +1429,64 @@ def _read_OffsetCommitRequest_v10(buf: bytes, pos: int) -> tuple[OffsetCommitReq
             request.topics = []
         else:
             topics_items: list[OffsetCommitRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitRequestTopic_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitRequestTopic)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitRequestPartition] = []
+                        for partitions_index in range(partitions_n):
+                            try:
+                                partitions_item = blank_instance(OffsetCommitRequestPartition)
+                                partitions_item.commit_timestamp = -1
+                                field = "partition_index, committed_offset, committed_leader_epoch"
+                                partitions_item.partition_index, partitions_item.committed_offset, partitions_item.committed_leader_epoch = _unpack_OffsetCommitRequestPartition_partition_index_to_committed_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "committed_metadata"
+                                committed_metadata_end = pos + buf[pos]
+                                if pos < committed_metadata_end < pos + 0x80 and committed_metadata_end <= size:  # the usual case: a short string
+                                    partitions_item.committed_metadata = buf[pos + 1:committed_metadata_end].decode()
+                                    pos = committed_metadata_end
+                                else:
+                                    partitions_item.committed_metadata, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partitions[]", partitions_index
+                                raise failure from None
+                            partitions_items.append(partitions_item)
+                        field, index = "partitions[]", partitions_index  # as the last call would have left them
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -276,7 +276,7 @@ def _read_OffsetCommitResponseTopic_v2_7(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 6:
                 for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -360,7 +360,7 @@ def _read_OffsetCommitResponseTopic_v8_9(buf: bytes, pos: int) -> tuple[OffsetCo
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -460,7 +460,7 @@ def _read_OffsetCommitResponseTopic_v10(buf: bytes, pos: int) -> tuple[OffsetCom
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
                 for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
-                    partitions_item = OffsetCommitResponsePartition.__new__(OffsetCommitResponsePartition)
+                    partitions_item = blank_instance(OffsetCommitResponsePartition)
                     partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -531,6 +531,7 @@ def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitRes
     response.throttle_time_ms = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -541,9 +542,43 @@ def _read_OffsetCommitResponse_v2(buf: bytes, pos: int) -> tuple[OffsetCommitRes
             response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -586,6 +621,7 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
     response = blank_instance(OffsetCommitResponse)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_OffsetCommitResponse_throttle_time_ms(buf, pos)
@@ -599,9 +635,43 @@ def _read_OffsetCommitResponse_v3_7(buf: bytes, pos: int) -> tuple[OffsetCommitR
             response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v2_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 6
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 6:
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v2_7(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v2_7(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -664,9 +734,57 @@ def _read_OffsetCommitResponse_v8_9(buf: bytes, pos: int) -> tuple[OffsetCommitR
             response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -745,9 +863,52 @@ def _read_OffsetCommitResponse_v10(buf: bytes, pos: int) -> tuple[OffsetCommitRe
             response.topics = []
         else:
             topics_items: list[OffsetCommitResponseTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetCommitResponseTopic_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetCommitResponseTopic)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetCommitResponsePartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 7
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 7 and not any(partitions_rows[6::7]):
+                            for partitions_row in _rows_OffsetCommitResponsePartition_v8_10(partitions_rows):
+                                partitions_item = blank_instance(OffsetCommitResponsePartition)
+                                partitions_item.partition_index, partitions_item.error_code, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetCommitResponsePartition_v8_10(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             response.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -573,9 +573,41 @@ def _read_OffsetFetchRequestGroup_v8(buf: bytes, pos: int) -> tuple[OffsetFetchR
             group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -676,9 +708,41 @@ def _read_OffsetFetchRequestGroup_v9(buf: bytes, pos: int) -> tuple[OffsetFetchR
             group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v8_9(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -784,9 +848,36 @@ def _read_OffsetFetchRequestGroup_v10(buf: bytes, pos: int) -> tuple[OffsetFetch
             group.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopics] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopics_v10(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopics)
+                    topics_item.name = ''
+                    field = "topic_id"
+                    topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             group.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -873,9 +964,24 @@ def _read_OffsetFetchRequest_v1(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -940,9 +1046,24 @@ def _read_OffsetFetchRequest_v2_5(buf: bytes, pos: int) -> tuple[OffsetFetchRequ
             request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v1_5(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1017,9 +1138,40 @@ def _read_OffsetFetchRequest_v6(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1114,9 +1266,40 @@ def _read_OffsetFetchRequest_v7(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             request.topics = []
         else:
             topics_items: list[OffsetFetchRequestTopic] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetFetchRequestTopic_v6_7(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetFetchRequestTopic)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1208,9 +1391,79 @@ def _read_OffsetFetchRequest_v8(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v8(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    groups_item.member_id = None
+                    groups_item.member_epoch = -1
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: no loop to set up
+                        groups_item.topics = []
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.topic_id = _ZERO_UUID
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1294,9 +1547,87 @@ def _read_OffsetFetchRequest_v9(buf: bytes, pos: int) -> tuple[OffsetFetchReques
             request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v9(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                    field = "member_epoch"
+                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                    pos += 4
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: no loop to set up
+                        groups_item.topics = []
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.topic_id = _ZERO_UUID
+                                field = "name"
+                                name_end = pos + buf[pos]
+                                if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                                    topics_item.name = buf[pos + 1:name_end].decode()
+                                    pos = name_end
+                                else:
+                                    topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)
@@ -1380,9 +1711,82 @@ def _read_OffsetFetchRequest_v10(buf: bytes, pos: int) -> tuple[OffsetFetchReque
             request.groups = []
         else:
             groups_items: list[OffsetFetchRequestGroup] = []
-            for index in range(groups_n):
-                groups_item, pos = _read_OffsetFetchRequestGroup_v10(buf, pos)
+            for groups_index in range(groups_n):
+                try:
+                    groups_item = blank_instance(OffsetFetchRequestGroup)
+                    field = "group_id"
+                    group_id_end = pos + buf[pos]
+                    if pos < group_id_end < pos + 0x80 and group_id_end <= size:  # the usual case: a short string
+                        groups_item.group_id = buf[pos + 1:group_id_end].decode()
+                        pos = group_id_end
+                    else:
+                        groups_item.group_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        groups_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        groups_item.member_id, pos = _w.read_compact_string(buf, pos)
+                    field = "member_epoch"
+                    (groups_item.member_epoch,) = _unpack_OffsetFetchRequestGroup_member_epoch(buf, pos)
+                    pos += 4
+                    field = "topics[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    topics_n = buf[pos] - 1
+                    if topics_n < 0x7F and topics_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        topics_n, pos = _w.read_count(buf, pos, True)
+                    if topics_n < 0:
+                        groups_item.topics = None
+                    elif topics_n == 0:  # no element: no loop to set up
+                        groups_item.topics = []
+                    else:
+                        topics_items: list[OffsetFetchRequestTopics] = []
+                        for topics_index in range(topics_n):
+                            try:
+                                topics_item = blank_instance(OffsetFetchRequestTopics)
+                                topics_item.name = ''
+                                field = "topic_id"
+                                topics_item.topic_id, pos = _w.read_uuid(buf, pos)
+                                field = "partition_indexes"
+                                partition_indexes_n = buf[pos] - 1
+                                partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                                if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                                    topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partition_indexes_end
+                                else:
+                                    partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                                    if partition_indexes_n < 0:
+                                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                                    else:
+                                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    topics_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "topics[]", topics_index
+                                raise failure from None
+                            topics_items.append(topics_item)
+                        field, index = "topics[]", topics_index  # as the last call would have left them
+                        groups_item.topics = topics_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        groups_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        groups_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "groups[]", groups_index
+                    raise failure from None
                 groups_items.append(groups_item)
+            field, index = "groups[]", groups_index  # as the last call would have left them
             request.groups = groups_items
         field = "require_stable"
         (request.require_stable,) = _unpack_OffsetFetchRequest_require_stable(buf, pos)

@@ -276,7 +276,7 @@ def _read_OffsetForLeaderTopic_v2_3(buf: bytes, pos: int) -> tuple[OffsetForLead
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 12:
                 for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
-                    partitions_item = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+                    partitions_item = blank_instance(OffsetForLeaderPartition)
                     partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -359,7 +359,7 @@ def _read_OffsetForLeaderTopic_v4(buf: bytes, pos: int) -> tuple[OffsetForLeader
             partitions_rows = buf[pos:partitions_end]
             if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
                 for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
-                    partitions_item = OffsetForLeaderPartition.__new__(OffsetForLeaderPartition)
+                    partitions_item = blank_instance(OffsetForLeaderPartition)
                     partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
                     partitions_item.unknown_tagged_fields = ()
                     partitions_items.append(partitions_item)
@@ -437,6 +437,7 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
     request.replica_id = -2
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "topics[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -447,9 +448,42 @@ def _read_OffsetForLeaderEpochRequest_v2(buf: bytes, pos: int) -> tuple[OffsetFo
             request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 12
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 12:
+                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -492,6 +526,7 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
     request = blank_instance(OffsetForLeaderEpochRequest)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "replica_id"
         (request.replica_id,) = _unpack_OffsetForLeaderEpochRequest_replica_id(buf, pos)
@@ -505,9 +540,42 @@ def _read_OffsetForLeaderEpochRequest_v3(buf: bytes, pos: int) -> tuple[OffsetFo
             request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v2_3(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topics_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n, pos = _w.read_count(buf, pos, False)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 12
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 12:
+                            for partitions_row in _rows_OffsetForLeaderPartition_v2_3(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v2_3(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -570,9 +638,56 @@ def _read_OffsetForLeaderEpochRequest_v4(buf: bytes, pos: int) -> tuple[OffsetFo
             request.topics = KeyedList()
         else:
             topics_items: KeyedList[OffsetForLeaderTopic] = KeyedList()
-            for index in range(topics_n):
-                topics_item, pos = _read_OffsetForLeaderTopic_v4(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(OffsetForLeaderTopic)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        topics_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        topics_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partitions_n = buf[pos] - 1
+                    if partitions_n < 0x7F and partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                    if partitions_n < 0:
+                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                    elif partitions_n == 0:  # no element: no loop to set up
+                        topics_item.partitions = []
+                    else:
+                        partitions_items: list[OffsetForLeaderPartition] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partitions_end = pos + partitions_n * 13
+                        partitions_rows = buf[pos:partitions_end]
+                        if len(partitions_rows) == partitions_n * 13 and not any(partitions_rows[12::13]):
+                            for partitions_row in _rows_OffsetForLeaderPartition_v4(partitions_rows):
+                                partitions_item = blank_instance(OffsetForLeaderPartition)
+                                partitions_item.partition, partitions_item.current_leader_epoch, partitions_item.leader_epoch, _ = partitions_row
+                                partitions_item.unknown_tagged_fields = ()
+                                partitions_items.append(partitions_item)
+                            pos = partitions_end
+                        else:
+                            for index in range(partitions_n):
+                                partitions_item, pos = _read_OffsetForLeaderPartition_v4(buf, pos)
+                                partitions_items.append(partitions_item)
+                        topics_item.partitions = partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:

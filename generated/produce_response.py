@@ -598,9 +598,21 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
             response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v8(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                    record_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         response.error_message, pos = _w.read_string(buf, pos)
@@ -670,9 +682,31 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    batch_index_error_message_end = pos + buf[pos]
+                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                        pos = batch_index_error_message_end
+                    else:
+                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        record_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
@@ -763,9 +797,31 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             response.record_errors = []
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
-            for index in range(record_errors_n):
-                record_errors_item, pos = _read_BatchIndexAndErrorMessage_v9_13(buf, pos)
+            for record_errors_index in range(record_errors_n):
+                try:
+                    record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                    field = "batch_index"
+                    (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                    pos += 4
+                    field = "batch_index_error_message"
+                    batch_index_error_message_end = pos + buf[pos]
+                    if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                        record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                        pos = batch_index_error_message_end
+                    else:
+                        record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        record_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "record_errors[]", record_errors_index
+                    raise failure from None
                 record_errors_items.append(record_errors_item)
+            field, index = "record_errors[]", record_errors_index  # as the last call would have left them
             response.record_errors = record_errors_items
         field = "error_message"
         error_message_end = pos + buf[pos]
@@ -884,9 +940,21 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v3_4(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    partition_responses_item.log_start_offset = -1
+                    partition_responses_item.error_message = None
+                    field = "index, error_code, base_offset, log_append_time_ms"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
+                    pos += 22
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -947,9 +1015,20 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v5_7(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    partition_responses_item.error_message = None
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1010,9 +1089,46 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v8(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n, pos = _w.read_count(buf, pos, False)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        partition_responses_item.record_errors = []
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                                record_errors_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    partition_responses_item.error_message, pos = _w.read_string(buf, pos)
+                    partition_responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1083,9 +1199,70 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v9(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        partition_responses_item.record_errors = []
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1177,9 +1354,92 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        partition_responses_item.record_errors = []
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "current_leader"
+                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1266,9 +1526,92 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             response.partition_responses = []
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
-            for index in range(partition_responses_n):
-                partition_responses_item, pos = _read_PartitionProduceResponse_v10_13(buf, pos)
+            for partition_responses_index in range(partition_responses_n):
+                try:
+                    partition_responses_item = blank_instance(PartitionProduceResponse)
+                    field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                    partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                    pos += 30
+                    field = "record_errors[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    record_errors_n = buf[pos] - 1
+                    if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        record_errors_n, pos = _w.read_count(buf, pos, True)
+                    if record_errors_n < 0:
+                        raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                    elif record_errors_n == 0:  # no element: no loop to set up
+                        partition_responses_item.record_errors = []
+                    else:
+                        record_errors_items: list[BatchIndexAndErrorMessage] = []
+                        for record_errors_index in range(record_errors_n):
+                            try:
+                                record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                field = "batch_index"
+                                (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                pos += 4
+                                field = "batch_index_error_message"
+                                batch_index_error_message_end = pos + buf[pos]
+                                if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                    record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                    pos = batch_index_error_message_end
+                                else:
+                                    record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    record_errors_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "record_errors[]", record_errors_index
+                                raise failure from None
+                            record_errors_items.append(record_errors_item)
+                        field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                        partition_responses_item.record_errors = record_errors_items
+                    field = "error_message"
+                    error_message_end = pos + buf[pos]
+                    if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                        partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                        pos = error_message_end
+                    else:
+                        partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_responses_item.unknown_tagged_fields = ()
+                    else:
+                        # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                        count = buf[pos]
+                        if count < 0x80 and 2 * count < len(buf) - pos:
+                            pos += 1
+                        else:
+                            count, pos = _w.read_tag_count(buf, pos)
+                        unknown = []
+                        for _ in range(count):
+                            if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                tag = buf[pos]
+                                end = pos + 2 + buf[pos + 1]
+                                pos += 2
+                            else:
+                                tag, end, pos = _w.read_tag_header(buf, pos)
+                            if tag == 0:
+                                field = "current_leader"
+                                partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                if pos != end:
+                                    raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                            else:
+                                unknown.append((tag, buf[pos:end]))
+                                pos = end
+                        partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_responses[]", partition_responses_index
+                    raise failure from None
                 partition_responses_items.append(partition_responses_item)
+            field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
             response.partition_responses = partition_responses_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1417,9 +1760,44 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v3_4(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                partition_responses_item.log_start_offset = -1
+                                partition_responses_item.error_message = None
+                                field = "index, error_code, base_offset, log_append_time_ms"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms = _unpack_PartitionProduceResponse_index_to_log_append_time_ms(buf, pos)
+                                pos += 22
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1479,9 +1857,43 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v5_7(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                partition_responses_item.error_message = None
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1541,9 +1953,69 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v8(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    responses_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n, pos = _w.read_count(buf, pos, False)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n, pos = _w.read_count(buf, pos, False)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    partition_responses_item.record_errors = []
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            record_errors_item.batch_index_error_message, pos = _w.read_string(buf, pos)
+                                            record_errors_item.unknown_tagged_fields = ()
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                partition_responses_item.error_message, pos = _w.read_string(buf, pos)
+                                partition_responses_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    responses_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1608,9 +2080,107 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v9(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    partition_responses_item.record_errors = []
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1691,9 +2261,129 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v10_12(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.topic_id = _ZERO_UUID
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        responses_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        responses_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    partition_responses_item.record_errors = []
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1731,9 +2421,41 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "rack"
+                                rack_end = pos + buf[pos]
+                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                    pos = rack_end
+                                else:
+                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)
@@ -1836,9 +2558,124 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             response.responses = KeyedList()
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
-            for index in range(responses_n):
-                responses_item, pos = _read_TopicProduceResponse_v13(buf, pos)
+            for responses_index in range(responses_n):
+                try:
+                    responses_item = blank_instance(TopicProduceResponse)
+                    responses_item.name = ''
+                    field = "topic_id"
+                    responses_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_responses[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_responses_n = buf[pos] - 1
+                    if partition_responses_n < 0x7F and partition_responses_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_responses_n, pos = _w.read_count(buf, pos, True)
+                    if partition_responses_n < 0:
+                        raise DecodeError("non-nullable field partition_responses was null", offset=pos)
+                    elif partition_responses_n == 0:  # no element: no loop to set up
+                        responses_item.partition_responses = []
+                    else:
+                        partition_responses_items: list[PartitionProduceResponse] = []
+                        for partition_responses_index in range(partition_responses_n):
+                            try:
+                                partition_responses_item = blank_instance(PartitionProduceResponse)
+                                field = "index, error_code, base_offset, log_append_time_ms, log_start_offset"
+                                partition_responses_item.index, partition_responses_item.error_code, partition_responses_item.base_offset, partition_responses_item.log_append_time_ms, partition_responses_item.log_start_offset = _unpack_PartitionProduceResponse_index_to_log_start_offset(buf, pos)
+                                pos += 30
+                                field = "record_errors[]"
+                                index = -1  # no element yet: an error in the count names the array itself
+                                record_errors_n = buf[pos] - 1
+                                if record_errors_n < 0x7F and record_errors_n < size - pos:  # the usual case: a one-byte count that fits
+                                    pos += 1
+                                else:
+                                    record_errors_n, pos = _w.read_count(buf, pos, True)
+                                if record_errors_n < 0:
+                                    raise DecodeError("non-nullable field record_errors was null", offset=pos)
+                                elif record_errors_n == 0:  # no element: no loop to set up
+                                    partition_responses_item.record_errors = []
+                                else:
+                                    record_errors_items: list[BatchIndexAndErrorMessage] = []
+                                    for record_errors_index in range(record_errors_n):
+                                        try:
+                                            record_errors_item = blank_instance(BatchIndexAndErrorMessage)
+                                            field = "batch_index"
+                                            (record_errors_item.batch_index,) = _unpack_BatchIndexAndErrorMessage_batch_index(buf, pos)
+                                            pos += 4
+                                            field = "batch_index_error_message"
+                                            batch_index_error_message_end = pos + buf[pos]
+                                            if pos < batch_index_error_message_end < pos + 0x80 and batch_index_error_message_end <= size:  # the usual case: a short string
+                                                record_errors_item.batch_index_error_message = buf[pos + 1:batch_index_error_message_end].decode()
+                                                pos = batch_index_error_message_end
+                                            else:
+                                                record_errors_item.batch_index_error_message, pos = _w.read_compact_string(buf, pos)
+                                            field = "(tagged fields)"
+                                            if buf[pos] == 0:
+                                                pos += 1
+                                                record_errors_item.unknown_tagged_fields = ()
+                                            else:  # tags these versions do not know, kept as they came
+                                                record_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                                        except _w.DECODE_FAILURES as error:
+                                            failure = _w.decode_failure(error, field, index, pos)
+                                            field, index = "record_errors[]", record_errors_index
+                                            raise failure from None
+                                        record_errors_items.append(record_errors_item)
+                                    field, index = "record_errors[]", record_errors_index  # as the last call would have left them
+                                    partition_responses_item.record_errors = record_errors_items
+                                field = "error_message"
+                                error_message_end = pos + buf[pos]
+                                if pos < error_message_end < pos + 0x80 and error_message_end <= size:  # the usual case: a short string
+                                    partition_responses_item.error_message = buf[pos + 1:error_message_end].decode()
+                                    pos = error_message_end
+                                else:
+                                    partition_responses_item.error_message, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_responses_item.unknown_tagged_fields = ()
+                                else:
+                                    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).
+                                    count = buf[pos]
+                                    if count < 0x80 and 2 * count < len(buf) - pos:
+                                        pos += 1
+                                    else:
+                                        count, pos = _w.read_tag_count(buf, pos)
+                                    unknown = []
+                                    for _ in range(count):
+                                        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):
+                                            tag = buf[pos]
+                                            end = pos + 2 + buf[pos + 1]
+                                            pos += 2
+                                        else:
+                                            tag, end, pos = _w.read_tag_header(buf, pos)
+                                        if tag == 0:
+                                            field = "current_leader"
+                                            partition_responses_item.current_leader, pos = _read_LeaderIdAndEpoch_v10_13(buf, pos)
+                                            if pos != end:
+                                                raise DecodeError(f"tagged field 0 (current_leader) ends at byte {pos}, its payload at {end}", offset=pos)
+                                        else:
+                                            unknown.append((tag, buf[pos:end]))
+                                            pos = end
+                                    partition_responses_item.unknown_tagged_fields = tuple(unknown)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_responses[]", partition_responses_index
+                                raise failure from None
+                            partition_responses_items.append(partition_responses_item)
+                        field, index = "partition_responses[]", partition_responses_index  # as the last call would have left them
+                        responses_item.partition_responses = partition_responses_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        responses_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        responses_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "responses[]", responses_index
+                    raise failure from None
                 responses_items.append(responses_item)
+            field, index = "responses[]", responses_index  # as the last call would have left them
             response.responses = responses_items
         field = "throttle_time_ms"
         (response.throttle_time_ms,) = _unpack_ProduceResponse_throttle_time_ms(buf, pos)
@@ -1876,9 +2713,41 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         response.node_endpoints = KeyedList()
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
-                        for index in range(node_endpoints_n):
-                            node_endpoints_item, pos = _read_NodeEndpoint_v10_13(buf, pos)
+                        for node_endpoints_index in range(node_endpoints_n):
+                            try:
+                                node_endpoints_item = blank_instance(NodeEndpoint)
+                                field = "node_id"
+                                (node_endpoints_item.node_id,) = _unpack_NodeEndpoint_node_id(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    node_endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "port"
+                                (node_endpoints_item.port,) = _unpack_NodeEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "rack"
+                                rack_end = pos + buf[pos]
+                                if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                                    node_endpoints_item.rack = buf[pos + 1:rack_end].decode()
+                                    pos = rack_end
+                                else:
+                                    node_endpoints_item.rack, pos = _w.read_compact_string(buf, pos)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    node_endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    node_endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "node_endpoints[]", node_endpoints_index
+                                raise failure from None
                             node_endpoints_items.append(node_endpoints_item)
+                        field, index = "node_endpoints[]", node_endpoints_index  # as the last call would have left them
                         response.node_endpoints = node_endpoints_items
                     if pos != end:
                         raise DecodeError(f"tagged field 0 (node_endpoints) ends at byte {pos}, its payload at {end}", offset=pos)

@@ -213,7 +213,7 @@ def _read_ProducerSnapshot_v1(buf: bytes, pos: int) -> tuple[ProducerSnapshot, i
             producer_entries_rows = buf[pos:producer_entries_end]
             if len(producer_entries_rows) == producer_entries_n * 46:
                 for producer_entries_row in _rows_ProducerEntry_v1(producer_entries_rows):
-                    producer_entries_item = ProducerEntry.__new__(ProducerEntry)
+                    producer_entries_item = blank_instance(ProducerEntry)
                     producer_entries_item.producer_id, producer_entries_item.epoch, producer_entries_item.last_sequence, producer_entries_item.last_offset, producer_entries_item.offset_delta, producer_entries_item.timestamp, producer_entries_item.coordinator_epoch, producer_entries_item.current_txn_first_offset = producer_entries_row
                     producer_entries_item.unknown_tagged_fields = ()
                     producer_entries_items.append(producer_entries_item)

@@ -230,7 +230,7 @@ def _read_QuorumStateData_v0(buf: bytes, pos: int) -> tuple[QuorumStateData, int
             current_voters_rows = buf[pos:current_voters_end]
             if len(current_voters_rows) == current_voters_n * 5 and not any(current_voters_rows[4::5]):
                 for current_voters_row in _rows_Voter_v0(current_voters_rows):
-                    current_voters_item = Voter.__new__(Voter)
+                    current_voters_item = blank_instance(Voter)
                     current_voters_item.voter_id, _ = current_voters_row
                     current_voters_item.unknown_tagged_fields = ()
                     current_voters_items.append(current_voters_item)

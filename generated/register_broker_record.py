@@ -415,9 +415,38 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -432,9 +461,31 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -564,9 +615,38 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -581,9 +661,31 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -710,9 +812,38 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -727,9 +858,31 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -854,9 +1007,38 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.end_points = KeyedList()
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
-            for index in range(end_points_n):
-                end_points_item, pos = _read_BrokerEndpoint_v0_3(buf, pos)
+            for end_points_index in range(end_points_n):
+                try:
+                    end_points_item = blank_instance(BrokerEndpoint)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        end_points_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        end_points_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        end_points_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        end_points_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "port, security_protocol"
+                    end_points_item.port, end_points_item.security_protocol = _unpack_BrokerEndpoint_port_security_protocol(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        end_points_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        end_points_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "end_points[]", end_points_index
+                    raise failure from None
                 end_points_items.append(end_points_item)
+            field, index = "end_points[]", end_points_index  # as the last call would have left them
             record.end_points = end_points_items
         field = "features[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -871,9 +1053,31 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             record.features = KeyedList()
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
-            for index in range(features_n):
-                features_item, pos = _read_BrokerFeature_v0_3(buf, pos)
+            for features_index in range(features_n):
+                try:
+                    features_item = blank_instance(BrokerFeature)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        features_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        features_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "min_supported_version, max_supported_version"
+                    features_item.min_supported_version, features_item.max_supported_version = _unpack_BrokerFeature_min_supported_version_max_supported_version(buf, pos)
+                    pos += 4
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        features_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        features_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "features[]", features_index
+                    raise failure from None
                 features_items.append(features_item)
+            field, index = "features[]", features_index  # as the last call would have left them
             record.features = features_items
         field = "rack"
         rack_end = pos + buf[pos]

@@ -478,7 +478,7 @@ def _read_RemoteLogSegmentMetadataRecord_v0(buf: bytes, pos: int) -> tuple[Remot
             segment_leader_epochs_rows = buf[pos:segment_leader_epochs_end]
             if len(segment_leader_epochs_rows) == segment_leader_epochs_n * 13 and not any(segment_leader_epochs_rows[12::13]):
                 for segment_leader_epochs_row in _rows_SegmentLeaderEpochEntry_v0(segment_leader_epochs_rows):
-                    segment_leader_epochs_item = SegmentLeaderEpochEntry.__new__(SegmentLeaderEpochEntry)
+                    segment_leader_epochs_item = blank_instance(SegmentLeaderEpochEntry)
                     segment_leader_epochs_item.leader_epoch, segment_leader_epochs_item.offset, _ = segment_leader_epochs_row
                     segment_leader_epochs_item.unknown_tagged_fields = ()
                     segment_leader_epochs_items.append(segment_leader_epochs_item)

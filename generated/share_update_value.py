@@ -226,7 +226,7 @@ def _read_ShareUpdateValue_v0(buf: bytes, pos: int) -> tuple[ShareUpdateValue, i
             state_batches_rows = buf[pos:state_batches_end]
             if len(state_batches_rows) == state_batches_n * 20 and not any(state_batches_rows[19::20]):
                 for state_batches_row in _rows_StateBatch_v0(state_batches_rows):
-                    state_batches_item = StateBatch.__new__(StateBatch)
+                    state_batches_item = blank_instance(StateBatch)
                     state_batches_item.first_offset, state_batches_item.last_offset, state_batches_item.delivery_state, state_batches_item.delivery_count, _ = state_batches_row
                     state_batches_item.unknown_tagged_fields = ()
                     state_batches_items.append(state_batches_item)

@@ -563,7 +563,7 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
             partition_states_rows = buf[pos:partition_states_end]
             if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
                 for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
-                    partition_states_item = StopReplicaPartitionState.__new__(StopReplicaPartitionState)
+                    partition_states_item = blank_instance(StopReplicaPartitionState)
                     partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
                     partition_states_item.unknown_tagged_fields = ()
                     partition_states_items.append(partition_states_item)
@@ -655,9 +655,21 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
             request.ungrouped_partitions = []
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
-            for index in range(ungrouped_partitions_n):
-                ungrouped_partitions_item, pos = _read_StopReplicaPartitionV0_v0(buf, pos)
+            for ungrouped_partitions_index in range(ungrouped_partitions_n):
+                try:
+                    ungrouped_partitions_item = blank_instance(StopReplicaPartitionV0)
+                    field = "topic_name"
+                    ungrouped_partitions_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index"
+                    (ungrouped_partitions_item.partition_index,) = _unpack_StopReplicaPartitionV0_partition_index(buf, pos)
+                    pos += 4
+                    ungrouped_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partitions[]", ungrouped_partitions_index
+                    raise failure from None
                 ungrouped_partitions_items.append(ungrouped_partitions_item)
+            field, index = "ungrouped_partitions[]", ungrouped_partitions_index  # as the last call would have left them
             request.ungrouped_partitions = ungrouped_partitions_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -722,9 +734,24 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
             request.topics = []
         else:
             topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v1(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(StopReplicaTopicV1)
+                    field = "name"
+                    topics_item.name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n, pos = _w.read_count(buf, pos, False)
+                    if partition_indexes_n < 0:
+                        raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                    else:
+                        topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    topics_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -794,9 +821,40 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
             request.topics = []
         else:
             topics_items: list[StopReplicaTopicV1] = []
-            for index in range(topics_n):
-                topics_item, pos = _read_StopReplicaTopicV1_v2(buf, pos)
+            for topics_index in range(topics_n):
+                try:
+                    topics_item = blank_instance(StopReplicaTopicV1)
+                    field = "name"
+                    name_end = pos + buf[pos]
+                    if pos < name_end < pos + 0x80 and name_end <= size:  # the usual case: a short string
+                        topics_item.name = buf[pos + 1:name_end].decode()
+                        pos = name_end
+                    else:
+                        topics_item.name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_indexes"
+                    partition_indexes_n = buf[pos] - 1
+                    partition_indexes_end = pos + 1 + partition_indexes_n * 4
+                    if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
+                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_indexes_end
+                    else:
+                        partition_indexes_n, pos = _w.read_count(buf, pos, True)
+                        if partition_indexes_n < 0:
+                            raise DecodeError("non-nullable field partition_indexes was null", offset=pos)
+                        else:
+                            topics_item.partition_indexes, pos = _w.read_fixed_array(buf, pos, partition_indexes_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topics_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topics_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topics[]", topics_index
+                    raise failure from None
                 topics_items.append(topics_item)
+            field, index = "topics[]", topics_index  # as the last call would have left them
             request.topics = topics_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -883,9 +941,56 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
             request.topic_states = []
         else:
             topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(StopReplicaTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[StopReplicaPartitionState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partition_states_end = pos + partition_states_n * 10
+                        partition_states_rows = buf[pos:partition_states_end]
+                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                partition_states_item = blank_instance(StopReplicaPartitionState)
+                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                partition_states_item.unknown_tagged_fields = ()
+                                partition_states_items.append(partition_states_item)
+                            pos = partition_states_end
+                        else:
+                            for index in range(partition_states_n):
+                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                partition_states_items.append(partition_states_item)
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -973,9 +1078,56 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
             request.topic_states = []
         else:
             topic_states_items: list[StopReplicaTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_StopReplicaTopicState_v3_4(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(StopReplicaTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[StopReplicaPartitionState] = []
+                        # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
+                        partition_states_end = pos + partition_states_n * 10
+                        partition_states_rows = buf[pos:partition_states_end]
+                        if len(partition_states_rows) == partition_states_n * 10 and not any(partition_states_rows[9::10]):
+                            for partition_states_row in _rows_StopReplicaPartitionState_v3_4(partition_states_rows):
+                                partition_states_item = blank_instance(StopReplicaPartitionState)
+                                partition_states_item.partition_index, partition_states_item.leader_epoch, partition_states_item.delete_partition, _ = partition_states_row
+                                partition_states_item.unknown_tagged_fields = ()
+                                partition_states_items.append(partition_states_item)
+                            pos = partition_states_end
+                        else:
+                            for index in range(partition_states_n):
+                                partition_states_item, pos = _read_StopReplicaPartitionState_v3_4(buf, pos)
+                                partition_states_items.append(partition_states_item)
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:

@@ -245,9 +245,21 @@ def _read_StopReplicaResponse_v0_1(buf: bytes, pos: int) -> tuple[StopReplicaRes
             response.partition_errors = []
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v0_1(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(StopReplicaPartitionError)
+                    field = "topic_name"
+                    partition_errors_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    partition_errors_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         response.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -310,9 +322,31 @@ def _read_StopReplicaResponse_v2_4(buf: bytes, pos: int) -> tuple[StopReplicaRes
             response.partition_errors = []
         else:
             partition_errors_items: list[StopReplicaPartitionError] = []
-            for index in range(partition_errors_n):
-                partition_errors_item, pos = _read_StopReplicaPartitionError_v2_4(buf, pos)
+            for partition_errors_index in range(partition_errors_n):
+                try:
+                    partition_errors_item = blank_instance(StopReplicaPartitionError)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        partition_errors_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        partition_errors_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_index, error_code"
+                    partition_errors_item.partition_index, partition_errors_item.error_code = _unpack_StopReplicaPartitionError_partition_index_error_code(buf, pos)
+                    pos += 6
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_errors_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_errors_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_errors[]", partition_errors_index
+                    raise failure from None
                 partition_errors_items.append(partition_errors_item)
+            field, index = "partition_errors[]", partition_errors_index  # as the last call would have left them
             response.partition_errors = partition_errors_items
         field = "(tagged fields)"
         if buf[pos] == 0:

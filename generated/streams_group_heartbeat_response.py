@@ -704,9 +704,40 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             partitions.active_partitions = []
         else:
             active_partitions_items: list[TopicPartition] = []
-            for index in range(active_partitions_n):
-                active_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+            for active_partitions_index in range(active_partitions_n):
+                try:
+                    active_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_partitions[]", active_partitions_index
+                    raise failure from None
                 active_partitions_items.append(active_partitions_item)
+            field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
             partitions.active_partitions = active_partitions_items
         field = "standby_partitions[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -721,9 +752,40 @@ def _read_EndpointToPartitions_v0(buf: bytes, pos: int) -> tuple[EndpointToParti
             partitions.standby_partitions = []
         else:
             standby_partitions_items: list[TopicPartition] = []
-            for index in range(standby_partitions_n):
-                standby_partitions_item, pos = _read_TopicPartition_v0(buf, pos)
+            for standby_partitions_index in range(standby_partitions_n):
+                try:
+                    standby_partitions_item = blank_instance(TopicPartition)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_partitions[]", standby_partitions_index
+                    raise failure from None
                 standby_partitions_items.append(standby_partitions_item)
+            field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
             partitions.standby_partitions = standby_partitions_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -841,9 +903,31 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             response.status = []
         else:
             status_items: list[Status] = []
-            for index in range(status_n):
-                status_item, pos = _read_Status_v0(buf, pos)
+            for status_index in range(status_n):
+                try:
+                    status_item = blank_instance(Status)
+                    field = "status_code"
+                    (status_item.status_code,) = _unpack_Status_status_code(buf, pos)
+                    pos += 1
+                    field = "status_detail"
+                    status_detail_end = pos + buf[pos]
+                    if pos < status_detail_end < pos + 0x80 and status_detail_end <= size:  # the usual case: a short string
+                        status_item.status_detail = buf[pos + 1:status_detail_end].decode()
+                        pos = status_detail_end
+                    else:
+                        status_item.status_detail, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        status_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        status_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "status[]", status_index
+                    raise failure from None
                 status_items.append(status_item)
+            field, index = "status[]", status_index  # as the last call would have left them
             response.status = status_items
         field = "active_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -858,9 +942,40 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             response.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for active_tasks_index in range(active_tasks_n):
+                try:
+                    active_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_tasks[]", active_tasks_index
+                    raise failure from None
                 active_tasks_items.append(active_tasks_item)
+            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
             response.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -875,9 +990,40 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             response.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for standby_tasks_index in range(standby_tasks_n):
+                try:
+                    standby_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_tasks[]", standby_tasks_index
+                    raise failure from None
                 standby_tasks_items.append(standby_tasks_item)
+            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
             response.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -892,9 +1038,40 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             response.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for warmup_tasks_index in range(warmup_tasks_n):
+                try:
+                    warmup_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        warmup_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "warmup_tasks[]", warmup_tasks_index
+                    raise failure from None
                 warmup_tasks_items.append(warmup_tasks_item)
+            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
             response.warmup_tasks = warmup_tasks_items
         field = "endpoint_information_epoch"
         (response.endpoint_information_epoch,) = _unpack_StreamsGroupHeartbeatResponse_endpoint_information_epoch(buf, pos)
@@ -912,9 +1089,119 @@ def _read_StreamsGroupHeartbeatResponse_v0(buf: bytes, pos: int) -> tuple[Stream
             response.partitions_by_user_endpoint = []
         else:
             partitions_by_user_endpoint_items: list[EndpointToPartitions] = []
-            for index in range(partitions_by_user_endpoint_n):
-                partitions_by_user_endpoint_item, pos = _read_EndpointToPartitions_v0(buf, pos)
+            for partitions_by_user_endpoint_index in range(partitions_by_user_endpoint_n):
+                try:
+                    partitions_by_user_endpoint_item = blank_instance(EndpointToPartitions)
+                    field = "user_endpoint"
+                    partitions_by_user_endpoint_item.user_endpoint, pos = _read_Endpoint_v0(buf, pos)
+                    field = "active_partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    active_partitions_n = buf[pos] - 1
+                    if active_partitions_n < 0x7F and active_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        active_partitions_n, pos = _w.read_count(buf, pos, True)
+                    if active_partitions_n < 0:
+                        raise DecodeError("non-nullable field active_partitions was null", offset=pos)
+                    elif active_partitions_n == 0:  # no element: no loop to set up
+                        partitions_by_user_endpoint_item.active_partitions = []
+                    else:
+                        active_partitions_items: list[TopicPartition] = []
+                        for active_partitions_index in range(active_partitions_n):
+                            try:
+                                active_partitions_item = blank_instance(TopicPartition)
+                                field = "topic"
+                                topic_end = pos + buf[pos]
+                                if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                                    active_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                    pos = topic_end
+                                else:
+                                    active_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    active_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        active_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    active_partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    active_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "active_partitions[]", active_partitions_index
+                                raise failure from None
+                            active_partitions_items.append(active_partitions_item)
+                        field, index = "active_partitions[]", active_partitions_index  # as the last call would have left them
+                        partitions_by_user_endpoint_item.active_partitions = active_partitions_items
+                    field = "standby_partitions[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    standby_partitions_n = buf[pos] - 1
+                    if standby_partitions_n < 0x7F and standby_partitions_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        standby_partitions_n, pos = _w.read_count(buf, pos, True)
+                    if standby_partitions_n < 0:
+                        raise DecodeError("non-nullable field standby_partitions was null", offset=pos)
+                    elif standby_partitions_n == 0:  # no element: no loop to set up
+                        partitions_by_user_endpoint_item.standby_partitions = []
+                    else:
+                        standby_partitions_items: list[TopicPartition] = []
+                        for standby_partitions_index in range(standby_partitions_n):
+                            try:
+                                standby_partitions_item = blank_instance(TopicPartition)
+                                field = "topic"
+                                topic_end = pos + buf[pos]
+                                if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                                    standby_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                                    pos = topic_end
+                                else:
+                                    standby_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "partitions"
+                                partitions_n = buf[pos] - 1
+                                partitions_end = pos + 1 + partitions_n * 4
+                                if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                                    standby_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = partitions_end
+                                else:
+                                    partitions_n, pos = _w.read_count(buf, pos, True)
+                                    if partitions_n < 0:
+                                        raise DecodeError("non-nullable field partitions was null", offset=pos)
+                                    else:
+                                        standby_partitions_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    standby_partitions_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    standby_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "standby_partitions[]", standby_partitions_index
+                                raise failure from None
+                            standby_partitions_items.append(standby_partitions_item)
+                        field, index = "standby_partitions[]", standby_partitions_index  # as the last call would have left them
+                        partitions_by_user_endpoint_item.standby_partitions = standby_partitions_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partitions_by_user_endpoint_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partitions_by_user_endpoint_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index
+                    raise failure from None
                 partitions_by_user_endpoint_items.append(partitions_by_user_endpoint_item)
+            field, index = "partitions_by_user_endpoint[]", partitions_by_user_endpoint_index  # as the last call would have left them
             response.partitions_by_user_endpoint = partitions_by_user_endpoint_items
         field = "(tagged fields)"
         if buf[pos] == 0:

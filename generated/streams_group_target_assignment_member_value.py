@@ -230,9 +230,40 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
             value.active_tasks = []
         else:
             active_tasks_items: list[TaskIds] = []
-            for index in range(active_tasks_n):
-                active_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for active_tasks_index in range(active_tasks_n):
+                try:
+                    active_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        active_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        active_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            active_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        active_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        active_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "active_tasks[]", active_tasks_index
+                    raise failure from None
                 active_tasks_items.append(active_tasks_item)
+            field, index = "active_tasks[]", active_tasks_index  # as the last call would have left them
             value.active_tasks = active_tasks_items
         field = "standby_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -247,9 +278,40 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
             value.standby_tasks = []
         else:
             standby_tasks_items: list[TaskIds] = []
-            for index in range(standby_tasks_n):
-                standby_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for standby_tasks_index in range(standby_tasks_n):
+                try:
+                    standby_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        standby_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        standby_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            standby_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        standby_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        standby_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "standby_tasks[]", standby_tasks_index
+                    raise failure from None
                 standby_tasks_items.append(standby_tasks_item)
+            field, index = "standby_tasks[]", standby_tasks_index  # as the last call would have left them
             value.standby_tasks = standby_tasks_items
         field = "warmup_tasks[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -264,9 +326,40 @@ def _read_StreamsGroupTargetAssignmentMemberValue_v0(buf: bytes, pos: int) -> tu
             value.warmup_tasks = []
         else:
             warmup_tasks_items: list[TaskIds] = []
-            for index in range(warmup_tasks_n):
-                warmup_tasks_item, pos = _read_TaskIds_v0(buf, pos)
+            for warmup_tasks_index in range(warmup_tasks_n):
+                try:
+                    warmup_tasks_item = blank_instance(TaskIds)
+                    field = "subtopology_id"
+                    subtopology_id_end = pos + buf[pos]
+                    if pos < subtopology_id_end < pos + 0x80 and subtopology_id_end <= size:  # the usual case: a short string
+                        warmup_tasks_item.subtopology_id = buf[pos + 1:subtopology_id_end].decode()
+                        pos = subtopology_id_end
+                    else:
+                        warmup_tasks_item.subtopology_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partitions"
+                    partitions_n = buf[pos] - 1
+                    partitions_end = pos + 1 + partitions_n * 4
+                    if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
+                        warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partitions_end
+                    else:
+                        partitions_n, pos = _w.read_count(buf, pos, True)
+                        if partitions_n < 0:
+                            raise DecodeError("non-nullable field partitions was null", offset=pos)
+                        else:
+                            warmup_tasks_item.partitions, pos = _w.read_fixed_array(buf, pos, partitions_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        warmup_tasks_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        warmup_tasks_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "warmup_tasks[]", warmup_tasks_index
+                    raise failure from None
                 warmup_tasks_items.append(warmup_tasks_item)
+            field, index = "warmup_tasks[]", warmup_tasks_index  # as the last call would have left them
             value.warmup_tasks = warmup_tasks_items
         field = "(tagged fields)"
         if buf[pos] == 0:

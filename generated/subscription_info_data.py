@@ -429,7 +429,7 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
             partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
             if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
                 for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
-                    partition_to_offset_sum_item = PartitionToOffsetSum.__new__(PartitionToOffsetSum)
+                    partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
                     partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
                     partition_to_offset_sum_item.unknown_tagged_fields = ()
                     partition_to_offset_sum_items.append(partition_to_offset_sum_item)
@@ -593,7 +593,7 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -617,7 +617,7 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -724,7 +724,7 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -748,7 +748,7 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -859,7 +859,7 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
             prev_tasks_rows = buf[pos:prev_tasks_end]
             if len(prev_tasks_rows) == prev_tasks_n * 8:
                 for prev_tasks_row in _rows_TaskId_v1_6(prev_tasks_rows):
-                    prev_tasks_item = TaskId.__new__(TaskId)
+                    prev_tasks_item = blank_instance(TaskId)
                     prev_tasks_item.topic_group_id, prev_tasks_item.partition = prev_tasks_row
                     prev_tasks_item.unknown_tagged_fields = ()
                     prev_tasks_items.append(prev_tasks_item)
@@ -883,7 +883,7 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
             standby_tasks_rows = buf[pos:standby_tasks_end]
             if len(standby_tasks_rows) == standby_tasks_n * 8:
                 for standby_tasks_row in _rows_TaskId_v1_6(standby_tasks_rows):
-                    standby_tasks_item = TaskId.__new__(TaskId)
+                    standby_tasks_item = blank_instance(TaskId)
                     standby_tasks_item.topic_group_id, standby_tasks_item.partition = standby_tasks_row
                     standby_tasks_item.unknown_tagged_fields = ()
                     standby_tasks_items.append(standby_tasks_item)
@@ -971,6 +971,7 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -988,9 +989,46 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
             data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        task_offset_sums_item.partition_to_offset_sum = []
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1054,6 +1092,7 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data.error_code = 0
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1071,9 +1110,46 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
             data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        task_offset_sums_item.partition_to_offset_sum = []
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field"
         (data.unique_field,) = _unpack_SubscriptionInfoData_unique_field(buf, pos)
@@ -1139,6 +1215,7 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
     data = blank_instance(SubscriptionInfoData)
     field = ""
     index = 0
+    size = len(buf)
     try:
         field = "version, latest_supported_version"
         data.version, data.latest_supported_version = _unpack_SubscriptionInfoData_version_latest_supported_version(buf, pos)
@@ -1156,9 +1233,46 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
             data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v7_9(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    task_offset_sums_item.partition = 0
+                    task_offset_sums_item.offset_sum = 0
+                    task_offset_sums_item.named_topology = ''
+                    field = "topic_group_id"
+                    (task_offset_sums_item.topic_group_id,) = _unpack_TaskOffsetSum_topic_group_id(buf, pos)
+                    pos += 4
+                    field = "partition_to_offset_sum[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
+                    if partition_to_offset_sum_n < 0:
+                        raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
+                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
+                        task_offset_sums_item.partition_to_offset_sum = []
+                    else:
+                        partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
+                        # Every element is fixed-width: one iter_unpack for all.
+                        partition_to_offset_sum_end = pos + partition_to_offset_sum_n * 12
+                        partition_to_offset_sum_rows = buf[pos:partition_to_offset_sum_end]
+                        if len(partition_to_offset_sum_rows) == partition_to_offset_sum_n * 12:
+                            for partition_to_offset_sum_row in _rows_PartitionToOffsetSum_v7_9(partition_to_offset_sum_rows):
+                                partition_to_offset_sum_item = blank_instance(PartitionToOffsetSum)
+                                partition_to_offset_sum_item.partition, partition_to_offset_sum_item.offset_sum = partition_to_offset_sum_row
+                                partition_to_offset_sum_item.unknown_tagged_fields = ()
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                            pos = partition_to_offset_sum_end
+                        else:
+                            for index in range(partition_to_offset_sum_n):
+                                partition_to_offset_sum_item, pos = _read_PartitionToOffsetSum_v7_9(buf, pos)
+                                partition_to_offset_sum_items.append(partition_to_offset_sum_item)
+                        task_offset_sums_item.partition_to_offset_sum = partition_to_offset_sum_items
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1239,9 +1353,21 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
             data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    field = "topic_group_id, partition, offset_sum"
+                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
+                    pos += 16
+                    field = "named_topology"
+                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1322,9 +1448,21 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
             data.task_offset_sums = []
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
-            for index in range(task_offset_sums_n):
-                task_offset_sums_item, pos = _read_TaskOffsetSum_v10_11(buf, pos)
+            for task_offset_sums_index in range(task_offset_sums_n):
+                try:
+                    task_offset_sums_item = blank_instance(TaskOffsetSum)
+                    field = "topic_group_id, partition, offset_sum"
+                    task_offset_sums_item.topic_group_id, task_offset_sums_item.partition, task_offset_sums_item.offset_sum = _unpack_TaskOffsetSum_topic_group_id_to_offset_sum(buf, pos)
+                    pos += 16
+                    field = "named_topology"
+                    task_offset_sums_item.named_topology, pos = _w.read_string(buf, pos)
+                    task_offset_sums_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "task_offset_sums[]", task_offset_sums_index
+                    raise failure from None
                 task_offset_sums_items.append(task_offset_sums_item)
+            field, index = "task_offset_sums[]", task_offset_sums_index  # as the last call would have left them
             data.task_offset_sums = task_offset_sums_items
         field = "unique_field, error_code"
         data.unique_field, data.error_code = _unpack_SubscriptionInfoData_unique_field_error_code(buf, pos)
@@ -1338,9 +1476,20 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
             data.client_tags = []
         else:
             client_tags_items: list[ClientTag] = []
-            for index in range(client_tags_n):
-                client_tags_item, pos = _read_ClientTag_v11(buf, pos)
+            for client_tags_index in range(client_tags_n):
+                try:
+                    client_tags_item = blank_instance(ClientTag)
+                    field = "key"
+                    client_tags_item.key, pos = _w.read_bytes_nn(buf, pos)
+                    field = "value"
+                    client_tags_item.value, pos = _w.read_bytes_nn(buf, pos)
+                    client_tags_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "client_tags[]", client_tags_index
+                    raise failure from None
                 client_tags_items.append(client_tags_item)
+            field, index = "client_tags[]", client_tags_index  # as the last call would have left them
             data.client_tags = client_tags_items
         data.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:

@@ -278,9 +278,20 @@ def _read_SyncGroupRequest_v0_2(buf: bytes, pos: int) -> tuple[SyncGroupRequest,
             request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -358,9 +369,20 @@ def _read_SyncGroupRequest_v3(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v0_3(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    assignments_item.member_id, pos = _w.read_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_bytes_nn(buf, pos)
+                    assignments_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -459,9 +481,30 @@ def _read_SyncGroupRequest_v4(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -598,9 +641,30 @@ def _read_SyncGroupRequest_v5(buf: bytes, pos: int) -> tuple[SyncGroupRequest, i
             request.assignments = []
         else:
             assignments_items: list[SyncGroupRequestAssignment] = []
-            for index in range(assignments_n):
-                assignments_item, pos = _read_SyncGroupRequestAssignment_v4_5(buf, pos)
+            for assignments_index in range(assignments_n):
+                try:
+                    assignments_item = blank_instance(SyncGroupRequestAssignment)
+                    field = "member_id"
+                    member_id_end = pos + buf[pos]
+                    if pos < member_id_end < pos + 0x80 and member_id_end <= size:  # the usual case: a short string
+                        assignments_item.member_id = buf[pos + 1:member_id_end].decode()
+                        pos = member_id_end
+                    else:
+                        assignments_item.member_id, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "assignment"
+                    assignments_item.assignment, pos = _w.read_compact_bytes_nn(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        assignments_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        assignments_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "assignments[]", assignments_index
+                    raise failure from None
                 assignments_items.append(assignments_item)
+            field, index = "assignments[]", assignments_index  # as the last call would have left them
             request.assignments = assignments_items
         field = "(tagged fields)"
         if buf[pos] == 0:

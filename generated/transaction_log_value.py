@@ -346,9 +346,24 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
             value.transaction_partitions = []
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v0(buf, pos)
+            for transaction_partitions_index in range(transaction_partitions_n):
+                try:
+                    transaction_partitions_item = blank_instance(PartitionsSchema)
+                    field = "topic"
+                    transaction_partitions_item.topic, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_ids"
+                    partition_ids_n, pos = _w.read_count(buf, pos, False)
+                    if partition_ids_n < 0:
+                        raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+                    else:
+                        transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
+                    transaction_partitions_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_partitions[]", transaction_partitions_index
+                    raise failure from None
                 transaction_partitions_items.append(transaction_partitions_item)
+            field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
             value.transaction_partitions = transaction_partitions_items
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)
@@ -428,9 +443,40 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             value.transaction_partitions = []
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
-            for index in range(transaction_partitions_n):
-                transaction_partitions_item, pos = _read_PartitionsSchema_v1(buf, pos)
+            for transaction_partitions_index in range(transaction_partitions_n):
+                try:
+                    transaction_partitions_item = blank_instance(PartitionsSchema)
+                    field = "topic"
+                    topic_end = pos + buf[pos]
+                    if pos < topic_end < pos + 0x80 and topic_end <= size:  # the usual case: a short string
+                        transaction_partitions_item.topic = buf[pos + 1:topic_end].decode()
+                        pos = topic_end
+                    else:
+                        transaction_partitions_item.topic, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_ids"
+                    partition_ids_n = buf[pos] - 1
+                    partition_ids_end = pos + 1 + partition_ids_n * 4
+                    if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
+                        transaction_partitions_item.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = partition_ids_end
+                    else:
+                        partition_ids_n, pos = _w.read_count(buf, pos, True)
+                        if partition_ids_n < 0:
+                            raise DecodeError("non-nullable field partition_ids was null", offset=pos)
+                        else:
+                            transaction_partitions_item.partition_ids, pos = _w.read_fixed_array(buf, pos, partition_ids_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        transaction_partitions_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        transaction_partitions_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "transaction_partitions[]", transaction_partitions_index
+                    raise failure from None
                 transaction_partitions_items.append(transaction_partitions_item)
+            field, index = "transaction_partitions[]", transaction_partitions_index  # as the last call would have left them
             value.transaction_partitions = transaction_partitions_items
         field = "transaction_last_update_timestamp_ms, transaction_start_timestamp_ms"
         value.transaction_last_update_timestamp_ms, value.transaction_start_timestamp_ms = _unpack_TransactionLogValue_transaction_last_update_timestamp_ms_transaction_start_timestamp_ms(buf, pos)

@@ -822,9 +822,41 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
             state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v5(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         state.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -895,9 +927,64 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
             state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -990,9 +1077,64 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
             state.partition_states = []
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(partition_states_n):
-                partition_states_item, pos = _read_UpdateMetadataPartitionState_v6_8(buf, pos)
+            for partition_states_index in range(partition_states_n):
+                try:
+                    partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    partition_states_item.topic_name = ''
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n = buf[pos] - 1
+                    isr_end = pos + 1 + isr_n * 4
+                    if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = isr_end
+                    else:
+                        isr_n, pos = _w.read_count(buf, pos, True)
+                        if isr_n < 0:
+                            raise DecodeError("non-nullable field isr was null", offset=pos)
+                        else:
+                            partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n = buf[pos] - 1
+                    replicas_end = pos + 1 + replicas_n * 4
+                    if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = replicas_end
+                    else:
+                        replicas_n, pos = _w.read_count(buf, pos, True)
+                        if replicas_n < 0:
+                            raise DecodeError("non-nullable field replicas was null", offset=pos)
+                        else:
+                            partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n = buf[pos] - 1
+                    offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                    if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        pos = offline_replicas_end
+                    else:
+                        offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                        if offline_replicas_n < 0:
+                            raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                        else:
+                            partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        partition_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "partition_states[]", partition_states_index
+                    raise failure from None
                 partition_states_items.append(partition_states_item)
+            field, index = "partition_states[]", partition_states_index  # as the last call would have left them
             state.partition_states = partition_states_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -1305,9 +1447,25 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
             broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    endpoints_item.listener = ''
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         broker.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1367,9 +1525,25 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
             broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v1_2(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    endpoints_item.listener = ''
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1434,9 +1608,26 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
             broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v3_5(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                    field = "listener"
+                    endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    endpoints_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         broker.rack, pos = _w.read_string(buf, pos)
@@ -1506,9 +1697,41 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
             broker.endpoints = []
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
-            for index in range(endpoints_n):
-                endpoints_item, pos = _read_UpdateMetadataEndpoint_v6_8(buf, pos)
+            for endpoints_index in range(endpoints_n):
+                try:
+                    endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                    field = "port"
+                    (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                    pos += 4
+                    field = "host"
+                    host_end = pos + buf[pos]
+                    if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                        endpoints_item.host = buf[pos + 1:host_end].decode()
+                        pos = host_end
+                    else:
+                        endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "listener"
+                    listener_end = pos + buf[pos]
+                    if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                        endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                        pos = listener_end
+                    else:
+                        endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "security_protocol"
+                    (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                    pos += 2
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        endpoints_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "endpoints[]", endpoints_index
+                    raise failure from None
                 endpoints_items.append(endpoints_item)
+            field, index = "endpoints[]", endpoints_index  # as the last call would have left them
             broker.endpoints = endpoints_items
         field = "rack"
         rack_end = pos + buf[pos]
@@ -1595,9 +1818,36 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1608,9 +1858,25 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v0(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.rack = ''
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "v0_host"
+                    live_brokers_item.v0_host, pos = _w.read_string_nn(buf, pos)
+                    field = "v0_port"
+                    (live_brokers_item.v0_port,) = _unpack_UpdateMetadataBroker_v0_port(buf, pos)
+                    pos += 4
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1692,9 +1958,36 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1705,9 +1998,51 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v1(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    live_brokers_item.rack = ''
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                endpoints_item.listener = ''
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1789,9 +2124,36 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1802,9 +2164,52 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v2(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                endpoints_item.listener = ''
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1886,9 +2291,36 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v0_3(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1899,9 +2331,53 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -1983,9 +2459,42 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.ungrouped_partition_states = []
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
-            for index in range(ungrouped_partition_states_n):
-                ungrouped_partition_states_item, pos = _read_UpdateMetadataPartitionState_v4(buf, pos)
+            for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
+                try:
+                    ungrouped_partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                    field = "topic_name"
+                    ungrouped_partition_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_index, controller_epoch, leader, leader_epoch"
+                    ungrouped_partition_states_item.partition_index, ungrouped_partition_states_item.controller_epoch, ungrouped_partition_states_item.leader, ungrouped_partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                    pos += 16
+                    field = "isr"
+                    isr_n, pos = _w.read_count(buf, pos, False)
+                    if isr_n < 0:
+                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                    field = "zk_version"
+                    (ungrouped_partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                    pos += 4
+                    field = "replicas"
+                    replicas_n, pos = _w.read_count(buf, pos, False)
+                    if replicas_n < 0:
+                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                    field = "offline_replicas"
+                    offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                    if offline_replicas_n < 0:
+                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                    else:
+                        ungrouped_partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                    ungrouped_partition_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index
+                    raise failure from None
                 ungrouped_partition_states_items.append(ungrouped_partition_states_item)
+            field, index = "ungrouped_partition_states[]", ungrouped_partition_states_index  # as the last call would have left them
             request.ungrouped_partition_states = ungrouped_partition_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -1996,9 +2505,53 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2079,9 +2632,64 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v5(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_states_item.topic_name, pos = _w.read_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n, pos = _w.read_count(buf, pos, False)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n, pos = _w.read_count(buf, pos, False)
+                                if isr_n < 0:
+                                    raise DecodeError("non-nullable field isr was null", offset=pos)
+                                else:
+                                    partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n, pos = _w.read_count(buf, pos, False)
+                                if replicas_n < 0:
+                                    raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n, pos = _w.read_count(buf, pos, False)
+                                if offline_replicas_n < 0:
+                                    raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                else:
+                                    partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                partition_states_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    topic_states_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2092,9 +2700,53 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v3_5(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n, pos = _w.read_count(buf, pos, False)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                endpoints_item.host, pos = _w.read_string_nn(buf, pos)
+                                field = "listener"
+                                endpoints_item.listener, pos = _w.read_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                endpoints_item.unknown_tagged_fields = ()
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    live_brokers_item.rack, pos = _w.read_string(buf, pos)
+                    live_brokers_item.unknown_tagged_fields = ()
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         request.unknown_tagged_fields = ()
     except _w.DECODE_FAILURES as error:
@@ -2180,9 +2832,101 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v6(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    topic_states_item.topic_id = _ZERO_UUID
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2197,9 +2941,82 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2305,9 +3122,102 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2322,9 +3232,82 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:
@@ -2429,9 +3412,102 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.topic_states = []
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
-            for index in range(topic_states_n):
-                topic_states_item, pos = _read_UpdateMetadataTopicState_v7_8(buf, pos)
+            for topic_states_index in range(topic_states_n):
+                try:
+                    topic_states_item = blank_instance(UpdateMetadataTopicState)
+                    field = "topic_name"
+                    topic_name_end = pos + buf[pos]
+                    if pos < topic_name_end < pos + 0x80 and topic_name_end <= size:  # the usual case: a short string
+                        topic_states_item.topic_name = buf[pos + 1:topic_name_end].decode()
+                        pos = topic_name_end
+                    else:
+                        topic_states_item.topic_name, pos = _w.read_compact_string_nn(buf, pos)
+                    field = "topic_id"
+                    topic_states_item.topic_id, pos = _w.read_uuid(buf, pos)
+                    field = "partition_states[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    partition_states_n = buf[pos] - 1
+                    if partition_states_n < 0x7F and partition_states_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        partition_states_n, pos = _w.read_count(buf, pos, True)
+                    if partition_states_n < 0:
+                        raise DecodeError("non-nullable field partition_states was null", offset=pos)
+                    elif partition_states_n == 0:  # no element: no loop to set up
+                        topic_states_item.partition_states = []
+                    else:
+                        partition_states_items: list[UpdateMetadataPartitionState] = []
+                        for partition_states_index in range(partition_states_n):
+                            try:
+                                partition_states_item = blank_instance(UpdateMetadataPartitionState)
+                                partition_states_item.topic_name = ''
+                                field = "partition_index, controller_epoch, leader, leader_epoch"
+                                partition_states_item.partition_index, partition_states_item.controller_epoch, partition_states_item.leader, partition_states_item.leader_epoch = _unpack_UpdateMetadataPartitionState_partition_index_to_leader_epoch(buf, pos)
+                                pos += 16
+                                field = "isr"
+                                isr_n = buf[pos] - 1
+                                isr_end = pos + 1 + isr_n * 4
+                                if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
+                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = isr_end
+                                else:
+                                    isr_n, pos = _w.read_count(buf, pos, True)
+                                    if isr_n < 0:
+                                        raise DecodeError("non-nullable field isr was null", offset=pos)
+                                    else:
+                                        partition_states_item.isr, pos = _w.read_fixed_array(buf, pos, isr_n, "i", 4)
+                                field = "zk_version"
+                                (partition_states_item.zk_version,) = _unpack_UpdateMetadataPartitionState_zk_version(buf, pos)
+                                pos += 4
+                                field = "replicas"
+                                replicas_n = buf[pos] - 1
+                                replicas_end = pos + 1 + replicas_n * 4
+                                if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = replicas_end
+                                else:
+                                    replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if replicas_n < 0:
+                                        raise DecodeError("non-nullable field replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.replicas, pos = _w.read_fixed_array(buf, pos, replicas_n, "i", 4)
+                                field = "offline_replicas"
+                                offline_replicas_n = buf[pos] - 1
+                                offline_replicas_end = pos + 1 + offline_replicas_n * 4
+                                if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
+                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    pos = offline_replicas_end
+                                else:
+                                    offline_replicas_n, pos = _w.read_count(buf, pos, True)
+                                    if offline_replicas_n < 0:
+                                        raise DecodeError("non-nullable field offline_replicas was null", offset=pos)
+                                    else:
+                                        partition_states_item.offline_replicas, pos = _w.read_fixed_array(buf, pos, offline_replicas_n, "i", 4)
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    partition_states_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    partition_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "partition_states[]", partition_states_index
+                                raise failure from None
+                            partition_states_items.append(partition_states_item)
+                        field, index = "partition_states[]", partition_states_index  # as the last call would have left them
+                        topic_states_item.partition_states = partition_states_items
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        topic_states_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        topic_states_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "topic_states[]", topic_states_index
+                    raise failure from None
                 topic_states_items.append(topic_states_item)
+            field, index = "topic_states[]", topic_states_index  # as the last call would have left them
             request.topic_states = topic_states_items
         field = "live_brokers[]"
         index = -1  # no element yet: an error in the count names the array itself
@@ -2446,9 +3522,82 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             request.live_brokers = []
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
-            for index in range(live_brokers_n):
-                live_brokers_item, pos = _read_UpdateMetadataBroker_v6_8(buf, pos)
+            for live_brokers_index in range(live_brokers_n):
+                try:
+                    live_brokers_item = blank_instance(UpdateMetadataBroker)
+                    live_brokers_item.v0_host = ''
+                    live_brokers_item.v0_port = 0
+                    field = "id"
+                    (live_brokers_item.id,) = _unpack_UpdateMetadataBroker_id(buf, pos)
+                    pos += 4
+                    field = "endpoints[]"
+                    index = -1  # no element yet: an error in the count names the array itself
+                    endpoints_n = buf[pos] - 1
+                    if endpoints_n < 0x7F and endpoints_n < size - pos:  # the usual case: a one-byte count that fits
+                        pos += 1
+                    else:
+                        endpoints_n, pos = _w.read_count(buf, pos, True)
+                    if endpoints_n < 0:
+                        raise DecodeError("non-nullable field endpoints was null", offset=pos)
+                    elif endpoints_n == 0:  # no element: no loop to set up
+                        live_brokers_item.endpoints = []
+                    else:
+                        endpoints_items: list[UpdateMetadataEndpoint] = []
+                        for endpoints_index in range(endpoints_n):
+                            try:
+                                endpoints_item = blank_instance(UpdateMetadataEndpoint)
+                                field = "port"
+                                (endpoints_item.port,) = _unpack_UpdateMetadataEndpoint_port(buf, pos)
+                                pos += 4
+                                field = "host"
+                                host_end = pos + buf[pos]
+                                if pos < host_end < pos + 0x80 and host_end <= size:  # the usual case: a short string
+                                    endpoints_item.host = buf[pos + 1:host_end].decode()
+                                    pos = host_end
+                                else:
+                                    endpoints_item.host, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "listener"
+                                listener_end = pos + buf[pos]
+                                if pos < listener_end < pos + 0x80 and listener_end <= size:  # the usual case: a short string
+                                    endpoints_item.listener = buf[pos + 1:listener_end].decode()
+                                    pos = listener_end
+                                else:
+                                    endpoints_item.listener, pos = _w.read_compact_string_nn(buf, pos)
+                                field = "security_protocol"
+                                (endpoints_item.security_protocol,) = _unpack_UpdateMetadataEndpoint_security_protocol(buf, pos)
+                                pos += 2
+                                field = "(tagged fields)"
+                                if buf[pos] == 0:
+                                    pos += 1
+                                    endpoints_item.unknown_tagged_fields = ()
+                                else:  # tags these versions do not know, kept as they came
+                                    endpoints_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                            except _w.DECODE_FAILURES as error:
+                                failure = _w.decode_failure(error, field, index, pos)
+                                field, index = "endpoints[]", endpoints_index
+                                raise failure from None
+                            endpoints_items.append(endpoints_item)
+                        field, index = "endpoints[]", endpoints_index  # as the last call would have left them
+                        live_brokers_item.endpoints = endpoints_items
+                    field = "rack"
+                    rack_end = pos + buf[pos]
+                    if pos < rack_end < pos + 0x80 and rack_end <= size:  # the usual case: a short string
+                        live_brokers_item.rack = buf[pos + 1:rack_end].decode()
+                        pos = rack_end
+                    else:
+                        live_brokers_item.rack, pos = _w.read_compact_string(buf, pos)
+                    field = "(tagged fields)"
+                    if buf[pos] == 0:
+                        pos += 1
+                        live_brokers_item.unknown_tagged_fields = ()
+                    else:  # tags these versions do not know, kept as they came
+                        live_brokers_item.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)
+                except _w.DECODE_FAILURES as error:
+                    failure = _w.decode_failure(error, field, index, pos)
+                    field, index = "live_brokers[]", live_brokers_index
+                    raise failure from None
                 live_brokers_items.append(live_brokers_item)
+            field, index = "live_brokers[]", live_brokers_index  # as the last call would have left them
             request.live_brokers = live_brokers_items
         field = "(tagged fields)"
         if buf[pos] == 0:

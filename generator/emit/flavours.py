@@ -42,6 +42,9 @@ class PurePython:
     header: Lines = []
     # The annotation of the module-level constants hot code reads (struct helpers, defaults).
     constant_annotation = ""
+    # Arrays of structs read their elements inside the loop where the plan allows it: a call
+    # costs CPython a frame and a tuple (in compiled code a call is a C call, so it keeps them).
+    reads_elements_inline = True
 
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
@@ -84,13 +87,13 @@ class PurePython:
                 f"{rows} = buf[pos:{end}]",
                 f"if len({rows}) == {n} * {width}{no_tags}:",
                 f"    for {row} in {op.rows}({rows}):",
-                f"        {item} = {cls}.__new__({cls})",
+                f"        {item} = {self.blank(cls)}",
                 f"        {unpacked} = {row}",
                 f"        {item}.unknown_tagged_fields = ()",
                 f"        {items}.append({item})",
                 f"    pos = {end}",
                 "else:",
-                *indent(op.read_one_by_one())]
+                *indent(op.read_one_by_one(inline=False))]
 
 
 class Compiled(PurePython):
@@ -110,6 +113,7 @@ class Compiled(PurePython):
         "_KEYED_PLACEHOLDER: Final[KeyedList] = KeyedList()",
     ]
     constant_annotation = ": Final"
+    reads_elements_inline = False
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function

@@ -15,6 +15,7 @@ what it holds.
 from __future__ import annotations
 
 from dataclasses import dataclass, field as dc_field
+from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar
 
 from kwire.wire.primitives import SMALL_ARRAY
@@ -578,6 +579,10 @@ class StructArray(ArrayOp):
 
     target: Layout | None = None
     rows: str = ""  # the module-level row reader, when the rows fast path applies
+    inline: bool = False  # the plan allows reading each element inside the loop, without a call
+    # The steps that read one element into a given local, when the module's flavour reads elements
+    # inline (set by the views, which know each layout's instance and defaults).
+    element_reads: Callable[[str], Lines] | None = None
 
     @property
     def layout(self) -> Layout:
@@ -590,7 +595,9 @@ class StructArray(ArrayOp):
 
     @property
     def reads_buffer_size(self) -> bool:
-        return self.short_inline or bool(self.rows)  # the compiled flavour's rows check it
+        # the compiled flavour's rows check it, and so may the steps of an element read inline
+        return (self.short_inline or bool(self.rows)
+                or (self.element_reads is not None and self.layout.reads_buffer_size))
 
     @property
     def keyed(self) -> bool:
@@ -607,13 +614,76 @@ class StructArray(ArrayOp):
                 *(rows if rows is not None else self.read_one_by_one()),
                 f"{self.value(obj)} = {self.items}"]
 
-    def read_one_by_one(self) -> Lines:
-        return [f"for index in range({self.count}):",
-                f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
-                f"    {self.items}.append({self.item})"]
+    @property
+    def loop_index(self) -> str:
+        """The loop's local when elements are read inline (``index`` is theirs to set)."""
+        return f"{self.attr}_index"
+
+    def read_one_by_one(self, inline: bool = True) -> Lines:
+        if not inline or self.element_reads is None:
+            return [f"for index in range({self.count}):",
+                    f"    {self.item}, pos = {self.layout.reader}(buf, pos)",
+                    f"    {self.items}.append({self.item})"]
+        # The element's reader without the call: its steps set field and index as they go, so a
+        # failure is named by them first, then (as the call's caller would) by this array.
+        return [f"for {self.loop_index} in range({self.count}):",
+                "    try:",
+                *indent(self.element_reads(self.item), 2),
+                "    except _w.DECODE_FAILURES as error:",
+                "        failure = _w.decode_failure(error, field, index, pos)",
+                f'        field, index = "{self.label}", {self.loop_index}',
+                "        raise failure from None",
+                f"    {self.items}.append({self.item})",
+                f'field, index = "{self.label}", {self.loop_index}  # as the last call would have left them']
 
     def write_elements(self, out: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {self.layout.writer}({self.item}, {out})"]
 
     def size_elements(self, acc: str) -> Lines:
         return [f"for {self.item} in {self.items}:", f"    {acc} += {self.layout.sizer}({self.item})"]
+
+
+# --- the tagged section ----------------------------------------------------------------------
+
+
+def read_tagged_section(obj: str, tagged: list[tuple[int, str, Lines]], flavour: Flavour) -> Lines:
+    """The read of a flexible struct's tagged section, the last step of its reader.
+
+    ``tagged`` holds (tag, attribute, read of its payload) for each tagged field the layout
+    knows, in tag order; tags it does not know are kept as they came.
+    """
+    lines = ['field = "(tagged fields)"',
+             "if buf[pos] == 0:",
+             "    pos += 1",
+             f"    {obj}.unknown_tagged_fields = ()"]
+    if not tagged:
+        return lines + ["else:  # tags these versions do not know, kept as they came",
+                        f"    {obj}.unknown_tagged_fields, pos = _w.read_unknown_tagged_fields(buf, pos)"]
+    dispatch: Lines = []
+    for i, (tag, attr, read) in enumerate(tagged):
+        dispatch += [f"{'if' if i == 0 else 'elif'} tag == {tag}:",
+                     *indent(read),
+                     "    if pos != end:",
+                     f'        raise DecodeError(f"tagged field {tag} ({attr}) ends at byte {{pos}}, its payload at '
+                     '{end}", offset=pos)']
+    return lines + [
+        "else:",
+        "    # One-byte counts, tags and sizes are the usual case: read those inline (no calls).",
+        "    count = buf[pos]",
+        "    if count < 0x80 and 2 * count < len(buf) - pos:",
+        "        pos += 1",
+        "    else:",
+        f"        count, pos = {flavour.hot('read_tag_count')}(buf, pos)",
+        "    unknown = []",
+        "    for _ in range(count):",
+        "        if pos + 1 < len(buf) and buf[pos] < 0x80 and buf[pos + 1] < 0x80 and pos + 2 + buf[pos + 1] <= len(buf):",
+        "            tag = buf[pos]",
+        "            end = pos + 2 + buf[pos + 1]",
+        "            pos += 2",
+        "        else:",
+        f"            tag, end, pos = {flavour.hot('read_tag_header')}(buf, pos)",
+        *indent(dispatch, 2),
+        "        else:",
+        "            unknown.append((tag, buf[pos:end]))",
+        "            pos = end",
+        f"    {obj}.unknown_tagged_fields = tuple(unknown)"]
