@@ -274,7 +274,8 @@ def _read_AddPartitionsToTxnTopic_v3_5(buf: bytes, pos: int) -> tuple[AddPartiti
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -367,8 +368,8 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            transaction.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -385,7 +386,8 @@ def _read_AddPartitionsToTxnTransaction_v4_5(buf: bytes, pos: int) -> tuple[AddP
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -486,8 +488,8 @@ def _read_AddPartitionsToTxnRequest_v0_2(buf: bytes, pos: int) -> tuple[AddParti
         v3_and_below_topics_n, pos = _w.read_count(buf, pos, False)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
-            request.v3_and_below_topics = KeyedList()
+        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for v3_and_below_topics_index in range(v3_and_below_topics_n):
@@ -580,8 +582,8 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
             v3_and_below_topics_n, pos = _w.read_count(buf, pos, True)
         if v3_and_below_topics_n < 0:
             raise DecodeError("non-nullable field v3_and_below_topics was null", offset=pos)
-        elif v3_and_below_topics_n == 0:  # no element: no loop to set up
-            request.v3_and_below_topics = KeyedList()
+        elif v3_and_below_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             v3_and_below_topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
             for v3_and_below_topics_index in range(v3_and_below_topics_n):
@@ -598,7 +600,8 @@ def _read_AddPartitionsToTxnRequest_v3(buf: bytes, pos: int) -> tuple[AddPartiti
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            v3_and_below_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -704,8 +707,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
             transactions_n, pos = _w.read_count(buf, pos, True)
         if transactions_n < 0:
             raise DecodeError("non-nullable field transactions was null", offset=pos)
-        elif transactions_n == 0:  # no element: no loop to set up
-            request.transactions = KeyedList()
+        elif transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transactions_items: KeyedList[AddPartitionsToTxnTransaction] = KeyedList()
             for transactions_index in range(transactions_n):
@@ -730,8 +733,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        transactions_item.topics = KeyedList()
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: KeyedList[AddPartitionsToTxnTopic] = KeyedList()
                         for topics_index in range(topics_n):
@@ -748,7 +751,8 @@ def _read_AddPartitionsToTxnRequest_v4_5(buf: bytes, pos: int) -> tuple[AddParti
                                 partitions_n = buf[pos] - 1
                                 partitions_end = pos + 1 + partitions_n * 4
                                 if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = partitions_end
                                 else:
                                     partitions_n, pos = _w.read_count(buf, pos, True)

@@ -317,8 +317,8 @@ def _read_AddPartitionsToTxnTopicResult_v0_2(buf: bytes, pos: int) -> tuple[AddP
         results_by_partition_n, pos = _w.read_count(buf, pos, False)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: no loop to set up
-            result.results_by_partition = KeyedList()
+        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -400,8 +400,8 @@ def _read_AddPartitionsToTxnTopicResult_v3_5(buf: bytes, pos: int) -> tuple[AddP
             results_by_partition_n, pos = _w.read_count(buf, pos, True)
         if results_by_partition_n < 0:
             raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-        elif results_by_partition_n == 0:  # no element: no loop to set up
-            result.results_by_partition = KeyedList()
+        elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -504,8 +504,8 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
             topic_results_n, pos = _w.read_count(buf, pos, True)
         if topic_results_n < 0:
             raise DecodeError("non-nullable field topic_results was null", offset=pos)
-        elif topic_results_n == 0:  # no element: no loop to set up
-            result.topic_results = KeyedList()
+        elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for topic_results_index in range(topic_results_n):
@@ -527,8 +527,8 @@ def _read_AddPartitionsToTxnResult_v4_5(buf: bytes, pos: int) -> tuple[AddPartit
                         results_by_partition_n, pos = _w.read_count(buf, pos, True)
                     if results_by_partition_n < 0:
                         raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: no loop to set up
-                        topic_results_item.results_by_partition = KeyedList()
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -637,8 +637,8 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
         results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, False)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
-            response.results_by_topic_v3_and_below = KeyedList()
+        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
@@ -651,8 +651,8 @@ def _read_AddPartitionsToTxnResponse_v0_2(buf: bytes, pos: int) -> tuple[AddPart
                     results_by_partition_n, pos = _w.read_count(buf, pos, False)
                     if results_by_partition_n < 0:
                         raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: no loop to set up
-                        results_by_topic_v3_and_below_item.results_by_partition = KeyedList()
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                         # Every element is fixed-width: one iter_unpack for all.
@@ -738,8 +738,8 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
             results_by_topic_v3_and_below_n, pos = _w.read_count(buf, pos, True)
         if results_by_topic_v3_and_below_n < 0:
             raise DecodeError("non-nullable field results_by_topic_v3_and_below was null", offset=pos)
-        elif results_by_topic_v3_and_below_n == 0:  # no element: no loop to set up
-            response.results_by_topic_v3_and_below = KeyedList()
+        elif results_by_topic_v3_and_below_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_topic_v3_and_below_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
             for results_by_topic_v3_and_below_index in range(results_by_topic_v3_and_below_n):
@@ -761,8 +761,8 @@ def _read_AddPartitionsToTxnResponse_v3(buf: bytes, pos: int) -> tuple[AddPartit
                         results_by_partition_n, pos = _w.read_count(buf, pos, True)
                     if results_by_partition_n < 0:
                         raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                    elif results_by_partition_n == 0:  # no element: no loop to set up
-                        results_by_topic_v3_and_below_item.results_by_partition = KeyedList()
+                    elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -868,8 +868,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
             results_by_transaction_n, pos = _w.read_count(buf, pos, True)
         if results_by_transaction_n < 0:
             raise DecodeError("non-nullable field results_by_transaction was null", offset=pos)
-        elif results_by_transaction_n == 0:  # no element: no loop to set up
-            response.results_by_transaction = KeyedList()
+        elif results_by_transaction_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_by_transaction_items: KeyedList[AddPartitionsToTxnResult] = KeyedList()
             for results_by_transaction_index in range(results_by_transaction_n):
@@ -891,8 +891,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                         topic_results_n, pos = _w.read_count(buf, pos, True)
                     if topic_results_n < 0:
                         raise DecodeError("non-nullable field topic_results was null", offset=pos)
-                    elif topic_results_n == 0:  # no element: no loop to set up
-                        results_by_transaction_item.topic_results = KeyedList()
+                    elif topic_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_results_items: KeyedList[AddPartitionsToTxnTopicResult] = KeyedList()
                         for topic_results_index in range(topic_results_n):
@@ -914,8 +914,8 @@ def _read_AddPartitionsToTxnResponse_v4_5(buf: bytes, pos: int) -> tuple[AddPart
                                     results_by_partition_n, pos = _w.read_count(buf, pos, True)
                                 if results_by_partition_n < 0:
                                     raise DecodeError("non-nullable field results_by_partition was null", offset=pos)
-                                elif results_by_partition_n == 0:  # no element: no loop to set up
-                                    topic_results_item.results_by_partition = KeyedList()
+                                elif results_by_partition_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     results_by_partition_items: KeyedList[AddPartitionsToTxnPartitionResult] = KeyedList()
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

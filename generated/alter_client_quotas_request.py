@@ -434,8 +434,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -458,8 +458,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         ops_n, pos = _w.read_count(buf, pos, False)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: no loop to set up
-            data.ops = []
+        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ops_items: list[OpData] = []
             for ops_index in range(ops_n):
@@ -545,8 +545,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -588,8 +588,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             ops_n, pos = _w.read_count(buf, pos, True)
         if ops_n < 0:
             raise DecodeError("non-nullable field ops was null", offset=pos)
-        elif ops_n == 0:  # no element: no loop to set up
-            data.ops = []
+        elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ops_items: list[OpData] = []
             for ops_index in range(ops_n):
@@ -700,8 +700,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            request.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -712,8 +712,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -736,8 +736,8 @@ def _read_AlterClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[AlterClient
                     ops_n, pos = _w.read_count(buf, pos, False)
                     if ops_n < 0:
                         raise DecodeError("non-nullable field ops was null", offset=pos)
-                    elif ops_n == 0:  # no element: no loop to set up
-                        entries_item.ops = []
+                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         ops_items: list[OpData] = []
                         for ops_index in range(ops_n):
@@ -821,8 +821,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            request.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -837,8 +837,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                         entity_n, pos = _w.read_count(buf, pos, True)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -880,8 +880,8 @@ def _read_AlterClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[AlterClient
                         ops_n, pos = _w.read_count(buf, pos, True)
                     if ops_n < 0:
                         raise DecodeError("non-nullable field ops was null", offset=pos)
-                    elif ops_n == 0:  # no element: no loop to set up
-                        entries_item.ops = []
+                    elif ops_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         ops_items: list[OpData] = []
                         for ops_index in range(ops_n):

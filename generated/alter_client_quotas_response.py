@@ -293,8 +293,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -379,8 +379,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -484,8 +484,8 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            response.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -501,8 +501,8 @@ def _read_AlterClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[AlterClien
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -585,8 +585,8 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             raise DecodeError("non-nullable field entries was null", offset=pos)
-        elif entries_n == 0:  # no element: no loop to set up
-            response.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -611,8 +611,8 @@ def _read_AlterClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[AlterClien
                         entity_n, pos = _w.read_count(buf, pos, True)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):

@@ -293,8 +293,8 @@ def _read_AlterConfigsResource_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsR
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            resource.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -381,8 +381,8 @@ def _read_AlterConfigsResource_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            resource.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -490,8 +490,8 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = KeyedList()
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -507,8 +507,8 @@ def _read_AlterConfigsRequest_v0_1(buf: bytes, pos: int) -> tuple[AlterConfigsRe
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        resources_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -591,8 +591,8 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = KeyedList()
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -617,8 +617,8 @@ def _read_AlterConfigsRequest_v2(buf: bytes, pos: int) -> tuple[AlterConfigsRequ
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        resources_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):

@@ -270,8 +270,8 @@ def _read_ReassignableTopicResponse_v0_1(buf: bytes, pos: int) -> tuple[Reassign
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[ReassignablePartitionResponse] = []
             for partitions_index in range(partitions_n):
@@ -389,8 +389,8 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[ReassignableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -412,8 +412,8 @@ def _read_AlterPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[ReassignablePartitionResponse] = []
                         for partitions_index in range(partitions_n):
@@ -538,8 +538,8 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[ReassignableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -561,8 +561,8 @@ def _read_AlterPartitionReassignmentsResponse_v1(buf: bytes, pos: int) -> tuple[
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[ReassignablePartitionResponse] = []
                         for partitions_index in range(partitions_n):

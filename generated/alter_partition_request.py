@@ -317,7 +317,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         new_isr_n = buf[pos] - 1
         new_isr_end = pos + 1 + new_isr_n * 4
         if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = new_isr_end
         else:
             new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -399,7 +400,8 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         new_isr_n = buf[pos] - 1
         new_isr_end = pos + 1 + new_isr_n * 4
         if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-            data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                data.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = new_isr_end
         else:
             new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -484,8 +486,8 @@ def _read_PartitionData_v3(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
         if new_isr_with_epochs_n < 0:
             raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-        elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-            data.new_isr_with_epochs = []
+        elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             new_isr_with_epochs_items: list[BrokerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -588,8 +590,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -603,7 +605,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                     new_isr_n = buf[pos] - 1
                     new_isr_end = pos + 1 + new_isr_n * 4
                     if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = new_isr_end
                     else:
                         new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -713,8 +716,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -727,7 +730,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                     new_isr_n = buf[pos] - 1
                     new_isr_end = pos + 1 + new_isr_n * 4
                     if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = new_isr_end
                     else:
                         new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -832,8 +836,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -846,7 +850,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                     new_isr_n = buf[pos] - 1
                     new_isr_end = pos + 1 + new_isr_n * 4
                     if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = new_isr_end
                     else:
                         new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -944,8 +949,8 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -963,8 +968,8 @@ def _read_TopicData_v3(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
                     if new_isr_with_epochs_n < 0:
                         raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                    elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-                        partitions_item.new_isr_with_epochs = []
+                    elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         new_isr_with_epochs_items: list[BrokerState] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1072,8 +1077,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -1096,8 +1101,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1111,7 +1116,8 @@ def _read_AlterPartitionRequest_v0(buf: bytes, pos: int) -> tuple[AlterPartition
                                 new_isr_n = buf[pos] - 1
                                 new_isr_end = pos + 1 + new_isr_n * 4
                                 if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = new_isr_end
                                 else:
                                     new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -1221,8 +1227,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -1245,8 +1251,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1259,7 +1265,8 @@ def _read_AlterPartitionRequest_v1(buf: bytes, pos: int) -> tuple[AlterPartition
                                 new_isr_n = buf[pos] - 1
                                 new_isr_end = pos + 1 + new_isr_n * 4
                                 if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = new_isr_end
                                 else:
                                     new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -1369,8 +1376,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -1388,8 +1395,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1402,7 +1409,8 @@ def _read_AlterPartitionRequest_v2(buf: bytes, pos: int) -> tuple[AlterPartition
                                 new_isr_n = buf[pos] - 1
                                 new_isr_end = pos + 1 + new_isr_n * 4
                                 if 0 <= new_isr_n < 32 and new_isr_end <= size:  # the usual case: a short array
-                                    partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if new_isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.new_isr = [*_unpack_int32s[new_isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = new_isr_end
                                 else:
                                     new_isr_n, pos = _w.read_count(buf, pos, True)
@@ -1512,8 +1520,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -1531,8 +1539,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1550,8 +1558,8 @@ def _read_AlterPartitionRequest_v3(buf: bytes, pos: int) -> tuple[AlterPartition
                                     new_isr_with_epochs_n, pos = _w.read_count(buf, pos, True)
                                 if new_isr_with_epochs_n < 0:
                                     raise DecodeError("non-nullable field new_isr_with_epochs was null", offset=pos)
-                                elif new_isr_with_epochs_n == 0:  # no element: no loop to set up
-                                    partitions_item.new_isr_with_epochs = []
+                                elif new_isr_with_epochs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     new_isr_with_epochs_items: list[BrokerState] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

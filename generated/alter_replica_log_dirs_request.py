@@ -228,7 +228,8 @@ def _read_AlterReplicaLogDirTopic_v2(buf: bytes, pos: int) -> tuple[AlterReplica
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -308,8 +309,8 @@ def _read_AlterReplicaLogDir_v1(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            alter_replica_log_dir.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -395,8 +396,8 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            alter_replica_log_dir.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -413,7 +414,8 @@ def _read_AlterReplicaLogDir_v2(buf: bytes, pos: int) -> tuple[AlterReplicaLogDi
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -507,8 +509,8 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
         dirs_n, pos = _w.read_count(buf, pos, False)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: no loop to set up
-            request.dirs = KeyedList()
+        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
             for dirs_index in range(dirs_n):
@@ -521,8 +523,8 @@ def _read_AlterReplicaLogDirsRequest_v1(buf: bytes, pos: int) -> tuple[AlterRepl
                     topics_n, pos = _w.read_count(buf, pos, False)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        dirs_item.topics = KeyedList()
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
                         for topics_index in range(topics_n):
@@ -604,8 +606,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
             dirs_n, pos = _w.read_count(buf, pos, True)
         if dirs_n < 0:
             raise DecodeError("non-nullable field dirs was null", offset=pos)
-        elif dirs_n == 0:  # no element: no loop to set up
-            request.dirs = KeyedList()
+        elif dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             dirs_items: KeyedList[AlterReplicaLogDir] = KeyedList()
             for dirs_index in range(dirs_n):
@@ -627,8 +629,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        dirs_item.topics = KeyedList()
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: KeyedList[AlterReplicaLogDirTopic] = KeyedList()
                         for topics_index in range(topics_n):
@@ -645,7 +647,8 @@ def _read_AlterReplicaLogDirsRequest_v2(buf: bytes, pos: int) -> tuple[AlterRepl
                                 partitions_n = buf[pos] - 1
                                 partitions_end = pos + 1 + partitions_n * 4
                                 if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                                    topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = partitions_end
                                 else:
                                     partitions_n, pos = _w.read_count(buf, pos, True)

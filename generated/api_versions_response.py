@@ -488,8 +488,8 @@ def _read_ApiVersionsResponse_v0(buf: bytes, pos: int) -> tuple[ApiVersionsRespo
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: no loop to set up
-            response.api_keys = KeyedList()
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -562,8 +562,8 @@ def _read_ApiVersionsResponse_v1_2(buf: bytes, pos: int) -> tuple[ApiVersionsRes
         api_keys_n, pos = _w.read_count(buf, pos, False)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: no loop to set up
-            response.api_keys = KeyedList()
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -645,8 +645,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
             api_keys_n, pos = _w.read_count(buf, pos, True)
         if api_keys_n < 0:
             raise DecodeError("non-nullable field api_keys was null", offset=pos)
-        elif api_keys_n == 0:  # no element: no loop to set up
-            response.api_keys = KeyedList()
+        elif api_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             api_keys_items: KeyedList[ApiVersion] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -696,8 +696,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         supported_features_n, pos = _w.read_count(buf, pos, True)
                     if supported_features_n < 0:
                         raise DecodeError("non-nullable field supported_features was null", offset=pos)
-                    elif supported_features_n == 0:  # no element: no loop to set up
-                        response.supported_features = KeyedList()
+                    elif supported_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         supported_features_items: KeyedList[SupportedFeatureKey] = KeyedList()
                         for supported_features_index in range(supported_features_n):
@@ -744,8 +744,8 @@ def _read_ApiVersionsResponse_v3_4(buf: bytes, pos: int) -> tuple[ApiVersionsRes
                         finalized_features_n, pos = _w.read_count(buf, pos, True)
                     if finalized_features_n < 0:
                         raise DecodeError("non-nullable field finalized_features was null", offset=pos)
-                    elif finalized_features_n == 0:  # no element: no loop to set up
-                        response.finalized_features = KeyedList()
+                    elif finalized_features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         finalized_features_items: KeyedList[FinalizedFeatureKey] = KeyedList()
                         for finalized_features_index in range(finalized_features_n):

@@ -276,8 +276,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -368,8 +368,8 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            data.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -386,8 +386,8 @@ def _read_DirectoryData_v0(buf: bytes, pos: int) -> tuple[DirectoryData, int]:
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -492,8 +492,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
             directories_n, pos = _w.read_count(buf, pos, True)
         if directories_n < 0:
             raise DecodeError("non-nullable field directories was null", offset=pos)
-        elif directories_n == 0:  # no element: no loop to set up
-            request.directories = []
+        elif directories_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             directories_items: list[DirectoryData] = []
             for directories_index in range(directories_n):
@@ -510,8 +510,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        directories_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[TopicData] = []
                         for topics_index in range(topics_n):
@@ -528,8 +528,8 @@ def _read_AssignReplicasToDirsRequest_v0(buf: bytes, pos: int) -> tuple[AssignRe
                                     partitions_n, pos = _w.read_count(buf, pos, True)
                                 if partitions_n < 0:
                                     raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    topics_item.partitions = []
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     partitions_items: list[PartitionData] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

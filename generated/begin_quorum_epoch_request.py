@@ -349,8 +349,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -432,8 +432,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -615,8 +615,8 @@ def _read_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumE
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -629,8 +629,8 @@ def _read_BeginQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[BeginQuorumE
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -721,8 +721,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -744,8 +744,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -794,8 +794,8 @@ def _read_BeginQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[BeginQuorumE
             leader_endpoints_n, pos = _w.read_count(buf, pos, True)
         if leader_endpoints_n < 0:
             raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
-        elif leader_endpoints_n == 0:  # no element: no loop to set up
-            request.leader_endpoints = KeyedList()
+        elif leader_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
             for leader_endpoints_index in range(leader_endpoints_n):

@@ -192,8 +192,8 @@ def _read_BrokerHeartbeatRequest_v1(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                         offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if offline_log_dirs_n < 0:
                         raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                        request.offline_log_dirs = []
+                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         offline_log_dirs_items: list[UUID] = []
                         for index in range(offline_log_dirs_n):
@@ -303,8 +303,8 @@ def _read_BrokerHeartbeatRequest_v2(buf: bytes, pos: int) -> tuple[BrokerHeartbe
                         offline_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if offline_log_dirs_n < 0:
                         raise DecodeError("non-nullable field offline_log_dirs was null", offset=pos)
-                    elif offline_log_dirs_n == 0:  # no element: no loop to set up
-                        request.offline_log_dirs = []
+                    elif offline_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         offline_log_dirs_items: list[UUID] = []
                         for index in range(offline_log_dirs_n):

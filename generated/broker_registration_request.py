@@ -411,8 +411,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            request.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -457,8 +457,8 @@ def _read_BrokerRegistrationRequest_v0(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            request.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for features_index in range(features_n):
@@ -616,8 +616,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            request.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -662,8 +662,8 @@ def _read_BrokerRegistrationRequest_v1(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            request.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for features_index in range(features_n):
@@ -824,8 +824,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            request.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -870,8 +870,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            request.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for features_index in range(features_n):
@@ -919,8 +919,8 @@ def _read_BrokerRegistrationRequest_v2(buf: bytes, pos: int) -> tuple[BrokerRegi
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            request.log_dirs = []
+        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -1066,8 +1066,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            request.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -1112,8 +1112,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            request.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for features_index in range(features_n):
@@ -1161,8 +1161,8 @@ def _read_BrokerRegistrationRequest_v3_4(buf: bytes, pos: int) -> tuple[BrokerRe
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            request.log_dirs = []
+        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -1313,8 +1313,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            request.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -1359,8 +1359,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            request.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[Feature] = KeyedList()
             for features_index in range(features_n):
@@ -1408,8 +1408,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
             log_dirs_n, pos = _w.read_count(buf, pos, True)
         if log_dirs_n < 0:
             raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-        elif log_dirs_n == 0:  # no element: no loop to set up
-            request.log_dirs = []
+        elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             log_dirs_items: list[UUID] = []
             for index in range(log_dirs_n):
@@ -1448,8 +1448,8 @@ def _read_BrokerRegistrationRequest_v5(buf: bytes, pos: int) -> tuple[BrokerRegi
                         cordoned_log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if cordoned_log_dirs_n < 0:
                         raise DecodeError("non-nullable field cordoned_log_dirs was null", offset=pos)
-                    elif cordoned_log_dirs_n == 0:  # no element: no loop to set up
-                        request.cordoned_log_dirs = []
+                    elif cordoned_log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         cordoned_log_dirs_items: list[UUID] = []
                         for index in range(cordoned_log_dirs_n):

@@ -161,7 +161,8 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -193,7 +194,8 @@ def _read_TopicPartitions_v0(buf: bytes, pos: int) -> tuple[TopicPartitions, int
                     assignment_epochs_n = buf[pos] - 1
                     assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                     if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                        partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = assignment_epochs_end
                     else:
                         assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -296,8 +298,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
             assigned_partitions_n, pos = _w.read_count(buf, pos, True)
         if assigned_partitions_n < 0:
             raise DecodeError("non-nullable field assigned_partitions was null", offset=pos)
-        elif assigned_partitions_n == 0:  # no element: no loop to set up
-            value.assigned_partitions = []
+        elif assigned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assigned_partitions_items: list[TopicPartitions] = []
             for assigned_partitions_index in range(assigned_partitions_n):
@@ -309,7 +311,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assigned_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -341,7 +344,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assigned_partitions_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -371,8 +375,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
             partitions_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if partitions_pending_revocation_n < 0:
             raise DecodeError("non-nullable field partitions_pending_revocation was null", offset=pos)
-        elif partitions_pending_revocation_n == 0:  # no element: no loop to set up
-            value.partitions_pending_revocation = []
+        elif partitions_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_pending_revocation_items: list[TopicPartitions] = []
             for partitions_pending_revocation_index in range(partitions_pending_revocation_n):
@@ -384,7 +388,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -416,7 +421,8 @@ def _read_ConsumerGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> 
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)

@@ -202,8 +202,8 @@ def _read_ConsumerProtocolSubscription_v0(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            subscription.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -266,8 +266,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            subscription.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -281,8 +281,8 @@ def _read_ConsumerProtocolSubscription_v1(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            subscription.owned_partitions = KeyedList()
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):
@@ -372,8 +372,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            subscription.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -387,8 +387,8 @@ def _read_ConsumerProtocolSubscription_v2(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            subscription.owned_partitions = KeyedList()
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):
@@ -482,8 +482,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            subscription.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[str] = []
             for index in range(topics_n):
@@ -497,8 +497,8 @@ def _read_ConsumerProtocolSubscription_v3(buf: bytes, pos: int) -> tuple[Consume
         owned_partitions_n, pos = _w.read_count(buf, pos, False)
         if owned_partitions_n < 0:
             raise DecodeError("non-nullable field owned_partitions was null", offset=pos)
-        elif owned_partitions_n == 0:  # no element: no loop to set up
-            subscription.owned_partitions = KeyedList()
+        elif owned_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owned_partitions_items: KeyedList[TopicPartition] = KeyedList()
             for owned_partitions_index in range(owned_partitions_n):

@@ -235,8 +235,8 @@ def _read_ControlledShutdownResponse_v0_2(buf: bytes, pos: int) -> tuple[Control
         remaining_partitions_n, pos = _w.read_count(buf, pos, False)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: no loop to set up
-            response.remaining_partitions = KeyedList()
+        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for remaining_partitions_index in range(remaining_partitions_n):
@@ -312,8 +312,8 @@ def _read_ControlledShutdownResponse_v3(buf: bytes, pos: int) -> tuple[Controlle
             remaining_partitions_n, pos = _w.read_count(buf, pos, True)
         if remaining_partitions_n < 0:
             raise DecodeError("non-nullable field remaining_partitions was null", offset=pos)
-        elif remaining_partitions_n == 0:  # no element: no loop to set up
-            response.remaining_partitions = KeyedList()
+        elif remaining_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             remaining_partitions_items: KeyedList[RemainingPartition] = KeyedList()
             for remaining_partitions_index in range(remaining_partitions_n):

@@ -326,8 +326,8 @@ def _read_CreateAclsRequest_v1(buf: bytes, pos: int) -> tuple[CreateAclsRequest,
         creations_n, pos = _w.read_count(buf, pos, False)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: no loop to set up
-            request.creations = []
+        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             creations_items: list[AclCreation] = []
             for creations_index in range(creations_n):
@@ -408,8 +408,8 @@ def _read_CreateAclsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsReques
             creations_n, pos = _w.read_count(buf, pos, True)
         if creations_n < 0:
             raise DecodeError("non-nullable field creations was null", offset=pos)
-        elif creations_n == 0:  # no element: no loop to set up
-            request.creations = []
+        elif creations_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             creations_items: list[AclCreation] = []
             for creations_index in range(creations_n):

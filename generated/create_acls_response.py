@@ -226,8 +226,8 @@ def _read_CreateAclsResponse_v1(buf: bytes, pos: int) -> tuple[CreateAclsRespons
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AclCreationResult] = []
             for results_index in range(results_n):
@@ -303,8 +303,8 @@ def _read_CreateAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[CreateAclsRespo
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[AclCreationResult] = []
             for results_index in range(results_n):

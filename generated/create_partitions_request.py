@@ -230,7 +230,8 @@ def _read_CreatePartitionsAssignment_v2_3(buf: bytes, pos: int) -> tuple[CreateP
         broker_ids_n = buf[pos] - 1
         broker_ids_end = pos + 1 + broker_ids_n * 4
         if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -303,8 +304,8 @@ def _read_CreatePartitionsTopic_v0_1(buf: bytes, pos: int) -> tuple[CreatePartit
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             topic.assignments = None
-        elif assignments_n == 0:  # no element: no loop to set up
-            topic.assignments = []
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
             for assignments_index in range(assignments_n):
@@ -393,8 +394,8 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             topic.assignments = None
-        elif assignments_n == 0:  # no element: no loop to set up
-            topic.assignments = []
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: list[CreatePartitionsAssignment] = []
             for assignments_index in range(assignments_n):
@@ -404,7 +405,8 @@ def _read_CreatePartitionsTopic_v2_3(buf: bytes, pos: int) -> tuple[CreatePartit
                     broker_ids_n = buf[pos] - 1
                     broker_ids_end = pos + 1 + broker_ids_n * 4
                     if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = broker_ids_end
                     else:
                         broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -500,8 +502,8 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -517,8 +519,8 @@ def _read_CreatePartitionsRequest_v0_1(buf: bytes, pos: int) -> tuple[CreatePart
                     assignments_n, pos = _w.read_count(buf, pos, False)
                     if assignments_n < 0:
                         topics_item.assignments = None
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        topics_item.assignments = []
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         assignments_items: list[CreatePartitionsAssignment] = []
                         for assignments_index in range(assignments_n):
@@ -603,8 +605,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatePartitionsTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -629,8 +631,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
                         assignments_n, pos = _w.read_count(buf, pos, True)
                     if assignments_n < 0:
                         topics_item.assignments = None
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        topics_item.assignments = []
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         assignments_items: list[CreatePartitionsAssignment] = []
                         for assignments_index in range(assignments_n):
@@ -640,7 +642,8 @@ def _read_CreatePartitionsRequest_v2_3(buf: bytes, pos: int) -> tuple[CreatePart
                                 broker_ids_n = buf[pos] - 1
                                 broker_ids_end = pos + 1 + broker_ids_n * 4
                                 if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                    assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = broker_ids_end
                                 else:
                                     broker_ids_n, pos = _w.read_count(buf, pos, True)

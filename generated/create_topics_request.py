@@ -303,7 +303,8 @@ def _read_CreatableReplicaAssignment_v5_7(buf: bytes, pos: int) -> tuple[Creatab
         broker_ids_n = buf[pos] - 1
         broker_ids_end = pos + 1 + broker_ids_n * 4
         if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-            assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                assignment.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = broker_ids_end
         else:
             broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -484,8 +485,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         assignments_n, pos = _w.read_count(buf, pos, False)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            topic.assignments = KeyedList()
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for assignments_index in range(assignments_n):
@@ -513,8 +514,8 @@ def _read_CreatableTopic_v2_4(buf: bytes, pos: int) -> tuple[CreatableTopic, int
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            topic.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -616,8 +617,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             assignments_n, pos = _w.read_count(buf, pos, True)
         if assignments_n < 0:
             raise DecodeError("non-nullable field assignments was null", offset=pos)
-        elif assignments_n == 0:  # no element: no loop to set up
-            topic.assignments = KeyedList()
+        elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
             for assignments_index in range(assignments_n):
@@ -630,7 +631,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
                     broker_ids_n = buf[pos] - 1
                     broker_ids_end = pos + 1 + broker_ids_n * 4
                     if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = broker_ids_end
                     else:
                         broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -660,8 +662,8 @@ def _read_CreatableTopic_v5_7(buf: bytes, pos: int) -> tuple[CreatableTopic, int
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            topic.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -788,8 +790,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -805,8 +807,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                     assignments_n, pos = _w.read_count(buf, pos, False)
                     if assignments_n < 0:
                         raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        topics_item.assignments = KeyedList()
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
                         for assignments_index in range(assignments_n):
@@ -834,8 +836,8 @@ def _read_CreateTopicsRequest_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        topics_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -918,8 +920,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -944,8 +946,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                         assignments_n, pos = _w.read_count(buf, pos, True)
                     if assignments_n < 0:
                         raise DecodeError("non-nullable field assignments was null", offset=pos)
-                    elif assignments_n == 0:  # no element: no loop to set up
-                        topics_item.assignments = KeyedList()
+                    elif assignments_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         assignments_items: KeyedList[CreatableReplicaAssignment] = KeyedList()
                         for assignments_index in range(assignments_n):
@@ -958,7 +960,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                                 broker_ids_n = buf[pos] - 1
                                 broker_ids_end = pos + 1 + broker_ids_n * 4
                                 if 0 <= broker_ids_n < 32 and broker_ids_end <= size:  # the usual case: a short array
-                                    assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if broker_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        assignments_item.broker_ids = [*_unpack_int32s[broker_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = broker_ids_end
                                 else:
                                     broker_ids_n, pos = _w.read_count(buf, pos, True)
@@ -988,8 +991,8 @@ def _read_CreateTopicsRequest_v5_7(buf: bytes, pos: int) -> tuple[CreateTopicsRe
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        topics_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[CreatableTopicConfig] = KeyedList()
                         for configs_index in range(configs_n):

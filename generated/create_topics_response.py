@@ -386,8 +386,8 @@ def _read_CreatableTopicResult_v5_6(buf: bytes, pos: int) -> tuple[CreatableTopi
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
-        elif configs_n == 0:  # no element: no loop to set up
-            result.configs = []
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[CreatableTopicConfigs] = []
             for configs_index in range(configs_n):
@@ -565,8 +565,8 @@ def _read_CreatableTopicResult_v7(buf: bytes, pos: int) -> tuple[CreatableTopicR
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             result.configs = None
-        elif configs_n == 0:  # no element: no loop to set up
-            result.configs = []
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[CreatableTopicConfigs] = []
             for configs_index in range(configs_n):
@@ -722,8 +722,8 @@ def _read_CreateTopicsResponse_v2_4(buf: bytes, pos: int) -> tuple[CreateTopicsR
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -805,8 +805,8 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -843,8 +843,8 @@ def _read_CreateTopicsResponse_v5_6(buf: bytes, pos: int) -> tuple[CreateTopicsR
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         topics_item.configs = None
-                    elif configs_n == 0:  # no element: no loop to set up
-                        topics_item.configs = []
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: list[CreatableTopicConfigs] = []
                         for configs_index in range(configs_n):
@@ -989,8 +989,8 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[CreatableTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -1028,8 +1028,8 @@ def _read_CreateTopicsResponse_v7(buf: bytes, pos: int) -> tuple[CreateTopicsRes
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         topics_item.configs = None
-                    elif configs_n == 0:  # no element: no loop to set up
-                        topics_item.configs = []
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: list[CreatableTopicConfigs] = []
                         for configs_index in range(configs_n):

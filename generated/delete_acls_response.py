@@ -431,8 +431,8 @@ def _read_DeleteAclsFilterResult_v1(buf: bytes, pos: int) -> tuple[DeleteAclsFil
         matching_acls_n, pos = _w.read_count(buf, pos, False)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: no loop to set up
-            result.matching_acls = []
+        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
             for matching_acls_index in range(matching_acls_n):
@@ -533,8 +533,8 @@ def _read_DeleteAclsFilterResult_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsF
             matching_acls_n, pos = _w.read_count(buf, pos, True)
         if matching_acls_n < 0:
             raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-        elif matching_acls_n == 0:  # no element: no loop to set up
-            result.matching_acls = []
+        elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             matching_acls_items: list[DeleteAclsMatchingAcl] = []
             for matching_acls_index in range(matching_acls_n):
@@ -664,8 +664,8 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
         filter_results_n, pos = _w.read_count(buf, pos, False)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: no loop to set up
-            response.filter_results = []
+        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
             for filter_results_index in range(filter_results_n):
@@ -681,8 +681,8 @@ def _read_DeleteAclsResponse_v1(buf: bytes, pos: int) -> tuple[DeleteAclsRespons
                     matching_acls_n, pos = _w.read_count(buf, pos, False)
                     if matching_acls_n < 0:
                         raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: no loop to set up
-                        filter_results_item.matching_acls = []
+                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         matching_acls_items: list[DeleteAclsMatchingAcl] = []
                         for matching_acls_index in range(matching_acls_n):
@@ -781,8 +781,8 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
             filter_results_n, pos = _w.read_count(buf, pos, True)
         if filter_results_n < 0:
             raise DecodeError("non-nullable field filter_results was null", offset=pos)
-        elif filter_results_n == 0:  # no element: no loop to set up
-            response.filter_results = []
+        elif filter_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             filter_results_items: list[DeleteAclsFilterResult] = []
             for filter_results_index in range(filter_results_n):
@@ -807,8 +807,8 @@ def _read_DeleteAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DeleteAclsRespo
                         matching_acls_n, pos = _w.read_count(buf, pos, True)
                     if matching_acls_n < 0:
                         raise DecodeError("non-nullable field matching_acls was null", offset=pos)
-                    elif matching_acls_n == 0:  # no element: no loop to set up
-                        filter_results_item.matching_acls = []
+                    elif matching_acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         matching_acls_items: list[DeleteAclsMatchingAcl] = []
                         for matching_acls_index in range(matching_acls_n):

@@ -263,8 +263,8 @@ def _read_DeleteRecordsTopicResult_v0_1(buf: bytes, pos: int) -> tuple[DeleteRec
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = KeyedList()
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width: one iter_unpack for all.
@@ -346,8 +346,8 @@ def _read_DeleteRecordsTopicResult_v2(buf: bytes, pos: int) -> tuple[DeleteRecor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = KeyedList()
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -442,8 +442,8 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -456,8 +456,8 @@ def _read_DeleteRecordsResponse_v0_1(buf: bytes, pos: int) -> tuple[DeleteRecord
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
                         # Every element is fixed-width: one iter_unpack for all.
@@ -540,8 +540,8 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DeleteRecordsTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -563,8 +563,8 @@ def _read_DeleteRecordsResponse_v2(buf: bytes, pos: int) -> tuple[DeleteRecordsR
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[DeleteRecordsPartitionResult] = KeyedList()
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

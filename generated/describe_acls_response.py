@@ -349,8 +349,8 @@ def _read_DescribeAclsResource_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         acls_n, pos = _w.read_count(buf, pos, False)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
-        elif acls_n == 0:  # no element: no loop to set up
-            resource.acls = []
+        elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acls_items: list[AclDescription] = []
             for acls_index in range(acls_n):
@@ -445,8 +445,8 @@ def _read_DescribeAclsResource_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             acls_n, pos = _w.read_count(buf, pos, True)
         if acls_n < 0:
             raise DecodeError("non-nullable field acls was null", offset=pos)
-        elif acls_n == 0:  # no element: no loop to set up
-            resource.acls = []
+        elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acls_items: list[AclDescription] = []
             for acls_index in range(acls_n):
@@ -564,8 +564,8 @@ def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            response.resources = []
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeAclsResource] = []
             for resources_index in range(resources_n):
@@ -584,8 +584,8 @@ def _read_DescribeAclsResponse_v1(buf: bytes, pos: int) -> tuple[DescribeAclsRes
                     acls_n, pos = _w.read_count(buf, pos, False)
                     if acls_n < 0:
                         raise DecodeError("non-nullable field acls was null", offset=pos)
-                    elif acls_n == 0:  # no element: no loop to set up
-                        resources_item.acls = []
+                    elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         acls_items: list[AclDescription] = []
                         for acls_index in range(acls_n):
@@ -681,8 +681,8 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            response.resources = []
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeAclsResource] = []
             for resources_index in range(resources_n):
@@ -710,8 +710,8 @@ def _read_DescribeAclsResponse_v2_3(buf: bytes, pos: int) -> tuple[DescribeAclsR
                         acls_n, pos = _w.read_count(buf, pos, True)
                     if acls_n < 0:
                         raise DecodeError("non-nullable field acls was null", offset=pos)
-                    elif acls_n == 0:  # no element: no loop to set up
-                        resources_item.acls = []
+                    elif acls_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         acls_items: list[AclDescription] = []
                         for acls_index in range(acls_n):

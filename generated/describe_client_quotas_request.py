@@ -254,8 +254,8 @@ def _read_DescribeClientQuotasRequest_v0(buf: bytes, pos: int) -> tuple[Describe
         components_n, pos = _w.read_count(buf, pos, False)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
-        elif components_n == 0:  # no element: no loop to set up
-            request.components = []
+        elif components_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             components_items: list[ComponentData] = []
             for components_index in range(components_n):
@@ -333,8 +333,8 @@ def _read_DescribeClientQuotasRequest_v1(buf: bytes, pos: int) -> tuple[Describe
             components_n, pos = _w.read_count(buf, pos, True)
         if components_n < 0:
             raise DecodeError("non-nullable field components was null", offset=pos)
-        elif components_n == 0:  # no element: no loop to set up
-            request.components = []
+        elif components_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             components_items: list[ComponentData] = []
             for components_index in range(components_n):

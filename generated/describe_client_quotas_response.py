@@ -441,8 +441,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         entity_n, pos = _w.read_count(buf, pos, False)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -465,8 +465,8 @@ def _read_EntryData_v0(buf: bytes, pos: int) -> tuple[EntryData, int]:
         values_n, pos = _w.read_count(buf, pos, False)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: no loop to set up
-            data.values = []
+        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             values_items: list[ValueData] = []
             for values_index in range(values_n):
@@ -552,8 +552,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             entity_n, pos = _w.read_count(buf, pos, True)
         if entity_n < 0:
             raise DecodeError("non-nullable field entity was null", offset=pos)
-        elif entity_n == 0:  # no element: no loop to set up
-            data.entity = []
+        elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entity_items: list[EntityData] = []
             for entity_index in range(entity_n):
@@ -595,8 +595,8 @@ def _read_EntryData_v1(buf: bytes, pos: int) -> tuple[EntryData, int]:
             values_n, pos = _w.read_count(buf, pos, True)
         if values_n < 0:
             raise DecodeError("non-nullable field values was null", offset=pos)
-        elif values_n == 0:  # no element: no loop to set up
-            data.values = []
+        elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             values_items: list[ValueData] = []
             for values_index in range(values_n):
@@ -712,8 +712,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
         entries_n, pos = _w.read_count(buf, pos, False)
         if entries_n < 0:
             response.entries = None
-        elif entries_n == 0:  # no element: no loop to set up
-            response.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -724,8 +724,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     entity_n, pos = _w.read_count(buf, pos, False)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -748,8 +748,8 @@ def _read_DescribeClientQuotasResponse_v0(buf: bytes, pos: int) -> tuple[Describ
                     values_n, pos = _w.read_count(buf, pos, False)
                     if values_n < 0:
                         raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: no loop to set up
-                        entries_item.values = []
+                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         values_items: list[ValueData] = []
                         for values_index in range(values_n):
@@ -843,8 +843,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
             entries_n, pos = _w.read_count(buf, pos, True)
         if entries_n < 0:
             response.entries = None
-        elif entries_n == 0:  # no element: no loop to set up
-            response.entries = []
+        elif entries_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             entries_items: list[EntryData] = []
             for entries_index in range(entries_n):
@@ -859,8 +859,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                         entity_n, pos = _w.read_count(buf, pos, True)
                     if entity_n < 0:
                         raise DecodeError("non-nullable field entity was null", offset=pos)
-                    elif entity_n == 0:  # no element: no loop to set up
-                        entries_item.entity = []
+                    elif entity_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         entity_items: list[EntityData] = []
                         for entity_index in range(entity_n):
@@ -902,8 +902,8 @@ def _read_DescribeClientQuotasResponse_v1(buf: bytes, pos: int) -> tuple[Describ
                         values_n, pos = _w.read_count(buf, pos, True)
                     if values_n < 0:
                         raise DecodeError("non-nullable field values was null", offset=pos)
-                    elif values_n == 0:  # no element: no loop to set up
-                        entries_item.values = []
+                    elif values_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         values_items: list[ValueData] = []
                         for values_index in range(values_n):

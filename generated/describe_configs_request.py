@@ -150,8 +150,8 @@ def _read_DescribeConfigsResource_v1_3(buf: bytes, pos: int) -> tuple[DescribeCo
         configuration_keys_n, pos = _w.read_count(buf, pos, False)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: no loop to set up
-            resource.configuration_keys = []
+        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -229,8 +229,8 @@ def _read_DescribeConfigsResource_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             configuration_keys_n, pos = _w.read_count(buf, pos, True)
         if configuration_keys_n < 0:
             resource.configuration_keys = None
-        elif configuration_keys_n == 0:  # no element: no loop to set up
-            resource.configuration_keys = []
+        elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configuration_keys_items: list[str] = []
             for index in range(configuration_keys_n):
@@ -317,8 +317,8 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = []
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
             for resources_index in range(resources_n):
@@ -334,8 +334,8 @@ def _read_DescribeConfigsRequest_v1_2(buf: bytes, pos: int) -> tuple[DescribeCon
                     configuration_keys_n, pos = _w.read_count(buf, pos, False)
                     if configuration_keys_n < 0:
                         resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        resources_item.configuration_keys = []
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configuration_keys_items: list[str] = []
                         for index in range(configuration_keys_n):
@@ -404,8 +404,8 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = []
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
             for resources_index in range(resources_n):
@@ -421,8 +421,8 @@ def _read_DescribeConfigsRequest_v3(buf: bytes, pos: int) -> tuple[DescribeConfi
                     configuration_keys_n, pos = _w.read_count(buf, pos, False)
                     if configuration_keys_n < 0:
                         resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        resources_item.configuration_keys = []
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configuration_keys_items: list[str] = []
                         for index in range(configuration_keys_n):
@@ -494,8 +494,8 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = []
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: list[DescribeConfigsResource] = []
             for resources_index in range(resources_n):
@@ -520,8 +520,8 @@ def _read_DescribeConfigsRequest_v4(buf: bytes, pos: int) -> tuple[DescribeConfi
                         configuration_keys_n, pos = _w.read_count(buf, pos, True)
                     if configuration_keys_n < 0:
                         resources_item.configuration_keys = None
-                    elif configuration_keys_n == 0:  # no element: no loop to set up
-                        resources_item.configuration_keys = []
+                    elif configuration_keys_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configuration_keys_items: list[str] = []
                         for index in range(configuration_keys_n):

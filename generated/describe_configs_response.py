@@ -421,8 +421,8 @@ def _read_DescribeConfigsResourceResult_v1_2(buf: bytes, pos: int) -> tuple[Desc
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            result.synonyms = []
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for synonyms_index in range(synonyms_n):
@@ -510,8 +510,8 @@ def _read_DescribeConfigsResourceResult_v3(buf: bytes, pos: int) -> tuple[Descri
         synonyms_n, pos = _w.read_count(buf, pos, False)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            result.synonyms = []
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for synonyms_index in range(synonyms_n):
@@ -624,8 +624,8 @@ def _read_DescribeConfigsResourceResult_v4(buf: bytes, pos: int) -> tuple[Descri
             synonyms_n, pos = _w.read_count(buf, pos, True)
         if synonyms_n < 0:
             raise DecodeError("non-nullable field synonyms was null", offset=pos)
-        elif synonyms_n == 0:  # no element: no loop to set up
-            result.synonyms = []
+        elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             synonyms_items: list[DescribeConfigsSynonym] = []
             for synonyms_index in range(synonyms_n):
@@ -766,8 +766,8 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            result.configs = []
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for configs_index in range(configs_n):
@@ -788,8 +788,8 @@ def _read_DescribeConfigsResult_v1_2(buf: bytes, pos: int) -> tuple[DescribeConf
                     synonyms_n, pos = _w.read_count(buf, pos, False)
                     if synonyms_n < 0:
                         raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: no loop to set up
-                        configs_item.synonyms = []
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         synonyms_items: list[DescribeConfigsSynonym] = []
                         for synonyms_index in range(synonyms_n):
@@ -887,8 +887,8 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            result.configs = []
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for configs_index in range(configs_n):
@@ -907,8 +907,8 @@ def _read_DescribeConfigsResult_v3(buf: bytes, pos: int) -> tuple[DescribeConfig
                     synonyms_n, pos = _w.read_count(buf, pos, False)
                     if synonyms_n < 0:
                         raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: no loop to set up
-                        configs_item.synonyms = []
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         synonyms_items: list[DescribeConfigsSynonym] = []
                         for synonyms_index in range(synonyms_n):
@@ -1026,8 +1026,8 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            result.configs = []
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: list[DescribeConfigsResourceResult] = []
             for configs_index in range(configs_n):
@@ -1060,8 +1060,8 @@ def _read_DescribeConfigsResult_v4(buf: bytes, pos: int) -> tuple[DescribeConfig
                         synonyms_n, pos = _w.read_count(buf, pos, True)
                     if synonyms_n < 0:
                         raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                    elif synonyms_n == 0:  # no element: no loop to set up
-                        configs_item.synonyms = []
+                    elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         synonyms_items: list[DescribeConfigsSynonym] = []
                         for synonyms_index in range(synonyms_n):
@@ -1203,8 +1203,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
             for results_index in range(results_n):
@@ -1225,8 +1225,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        results_item.configs = []
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: list[DescribeConfigsResourceResult] = []
                         for configs_index in range(configs_n):
@@ -1247,8 +1247,8 @@ def _read_DescribeConfigsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeCo
                                 synonyms_n, pos = _w.read_count(buf, pos, False)
                                 if synonyms_n < 0:
                                     raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: no loop to set up
-                                    configs_item.synonyms = []
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     synonyms_items: list[DescribeConfigsSynonym] = []
                                     for synonyms_index in range(synonyms_n):
@@ -1337,8 +1337,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
         results_n, pos = _w.read_count(buf, pos, False)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
             for results_index in range(results_n):
@@ -1359,8 +1359,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        results_item.configs = []
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: list[DescribeConfigsResourceResult] = []
                         for configs_index in range(configs_n):
@@ -1379,8 +1379,8 @@ def _read_DescribeConfigsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeConf
                                 synonyms_n, pos = _w.read_count(buf, pos, False)
                                 if synonyms_n < 0:
                                     raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: no loop to set up
-                                    configs_item.synonyms = []
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     synonyms_items: list[DescribeConfigsSynonym] = []
                                     for synonyms_index in range(synonyms_n):
@@ -1479,8 +1479,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeConfigsResult] = []
             for results_index in range(results_n):
@@ -1515,8 +1515,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        results_item.configs = []
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: list[DescribeConfigsResourceResult] = []
                         for configs_index in range(configs_n):
@@ -1549,8 +1549,8 @@ def _read_DescribeConfigsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeConf
                                     synonyms_n, pos = _w.read_count(buf, pos, True)
                                 if synonyms_n < 0:
                                     raise DecodeError("non-nullable field synonyms was null", offset=pos)
-                                elif synonyms_n == 0:  # no element: no loop to set up
-                                    configs_item.synonyms = []
+                                elif synonyms_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     synonyms_items: list[DescribeConfigsSynonym] = []
                                     for synonyms_index in range(synonyms_n):

@@ -234,8 +234,8 @@ def _read_DescribeDelegationTokenRequest_v0_1(buf: bytes, pos: int) -> tuple[Des
         owners_n, pos = _w.read_count(buf, pos, False)
         if owners_n < 0:
             request.owners = None
-        elif owners_n == 0:  # no element: no loop to set up
-            request.owners = []
+        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
             for owners_index in range(owners_n):
@@ -305,8 +305,8 @@ def _read_DescribeDelegationTokenRequest_v2_3(buf: bytes, pos: int) -> tuple[Des
             owners_n, pos = _w.read_count(buf, pos, True)
         if owners_n < 0:
             request.owners = None
-        elif owners_n == 0:  # no element: no loop to set up
-            request.owners = []
+        elif owners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             owners_items: list[DescribeDelegationTokenOwner] = []
             for owners_index in range(owners_n):

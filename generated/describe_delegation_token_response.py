@@ -361,8 +361,8 @@ def _read_DescribedDelegationToken_v0_1(buf: bytes, pos: int) -> tuple[Described
         renewers_n, pos = _w.read_count(buf, pos, False)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            token.renewers = []
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for renewers_index in range(renewers_n):
@@ -486,8 +486,8 @@ def _read_DescribedDelegationToken_v2(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            token.renewers = []
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for renewers_index in range(renewers_n):
@@ -669,8 +669,8 @@ def _read_DescribedDelegationToken_v3(buf: bytes, pos: int) -> tuple[DescribedDe
             renewers_n, pos = _w.read_count(buf, pos, True)
         if renewers_n < 0:
             raise DecodeError("non-nullable field renewers was null", offset=pos)
-        elif renewers_n == 0:  # no element: no loop to set up
-            token.renewers = []
+        elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             renewers_items: list[DescribedDelegationTokenRenewer] = []
             for renewers_index in range(renewers_n):
@@ -826,8 +826,8 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
         tokens_n, pos = _w.read_count(buf, pos, False)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            response.tokens = []
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for tokens_index in range(tokens_n):
@@ -851,8 +851,8 @@ def _read_DescribeDelegationTokenResponse_v0_1(buf: bytes, pos: int) -> tuple[De
                     renewers_n, pos = _w.read_count(buf, pos, False)
                     if renewers_n < 0:
                         raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: no loop to set up
-                        tokens_item.renewers = []
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         renewers_items: list[DescribedDelegationTokenRenewer] = []
                         for renewers_index in range(renewers_n):
@@ -940,8 +940,8 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            response.tokens = []
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for tokens_index in range(tokens_n):
@@ -984,8 +984,8 @@ def _read_DescribeDelegationTokenResponse_v2(buf: bytes, pos: int) -> tuple[Desc
                         renewers_n, pos = _w.read_count(buf, pos, True)
                     if renewers_n < 0:
                         raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: no loop to set up
-                        tokens_item.renewers = []
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         renewers_items: list[DescribedDelegationTokenRenewer] = []
                         for renewers_index in range(renewers_n):
@@ -1109,8 +1109,8 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
             tokens_n, pos = _w.read_count(buf, pos, True)
         if tokens_n < 0:
             raise DecodeError("non-nullable field tokens was null", offset=pos)
-        elif tokens_n == 0:  # no element: no loop to set up
-            response.tokens = []
+        elif tokens_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             tokens_items: list[DescribedDelegationToken] = []
             for tokens_index in range(tokens_n):
@@ -1165,8 +1165,8 @@ def _read_DescribeDelegationTokenResponse_v3(buf: bytes, pos: int) -> tuple[Desc
                         renewers_n, pos = _w.read_count(buf, pos, True)
                     if renewers_n < 0:
                         raise DecodeError("non-nullable field renewers was null", offset=pos)
-                    elif renewers_n == 0:  # no element: no loop to set up
-                        tokens_item.renewers = []
+                    elif renewers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         renewers_items: list[DescribedDelegationTokenRenewer] = []
                         for renewers_index in range(renewers_n):

@@ -496,8 +496,8 @@ def _read_DescribedGroup_v0_2(buf: bytes, pos: int) -> tuple[DescribedGroup, int
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -607,8 +607,8 @@ def _read_DescribedGroup_v3(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -721,8 +721,8 @@ def _read_DescribedGroup_v4(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
         members_n, pos = _w.read_count(buf, pos, False)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -861,8 +861,8 @@ def _read_DescribedGroup_v5(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -1068,8 +1068,8 @@ def _read_DescribedGroup_v6(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[DescribedGroupMember] = []
             for members_index in range(members_n):
@@ -1234,8 +1234,8 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1259,8 +1259,8 @@ def _read_DescribeGroupsResponse_v0(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1343,8 +1343,8 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1368,8 +1368,8 @@ def _read_DescribeGroupsResponse_v1_2(buf: bytes, pos: int) -> tuple[DescribeGro
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1454,8 +1454,8 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1478,8 +1478,8 @@ def _read_DescribeGroupsResponse_v3(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1567,8 +1567,8 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
         groups_n, pos = _w.read_count(buf, pos, False)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1591,8 +1591,8 @@ def _read_DescribeGroupsResponse_v4(buf: bytes, pos: int) -> tuple[DescribeGroup
                     members_n, pos = _w.read_count(buf, pos, False)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1686,8 +1686,8 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1734,8 +1734,8 @@ def _read_DescribeGroupsResponse_v5(buf: bytes, pos: int) -> tuple[DescribeGroup
                         members_n, pos = _w.read_count(buf, pos, True)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):
@@ -1875,8 +1875,8 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -1929,8 +1929,8 @@ def _read_DescribeGroupsResponse_v6(buf: bytes, pos: int) -> tuple[DescribeGroup
                         members_n, pos = _w.read_count(buf, pos, True)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[DescribedGroupMember] = []
                         for members_index in range(members_n):

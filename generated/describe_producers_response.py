@@ -319,8 +319,8 @@ def _read_PartitionResponse_v0(buf: bytes, pos: int) -> tuple[PartitionResponse,
             active_producers_n, pos = _w.read_count(buf, pos, True)
         if active_producers_n < 0:
             raise DecodeError("non-nullable field active_producers was null", offset=pos)
-        elif active_producers_n == 0:  # no element: no loop to set up
-            response.active_producers = []
+        elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_producers_items: list[ProducerState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -418,8 +418,8 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResponse] = []
             for partitions_index in range(partitions_n):
@@ -444,8 +444,8 @@ def _read_TopicResponse_v0(buf: bytes, pos: int) -> tuple[TopicResponse, int]:
                         active_producers_n, pos = _w.read_count(buf, pos, True)
                     if active_producers_n < 0:
                         raise DecodeError("non-nullable field active_producers was null", offset=pos)
-                    elif active_producers_n == 0:  # no element: no loop to set up
-                        partitions_item.active_producers = []
+                    elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         active_producers_items: list[ProducerState] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -557,8 +557,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicResponse] = []
             for topics_index in range(topics_n):
@@ -580,8 +580,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionResponse] = []
                         for partitions_index in range(partitions_n):
@@ -606,8 +606,8 @@ def _read_DescribeProducersResponse_v0(buf: bytes, pos: int) -> tuple[DescribePr
                                     active_producers_n, pos = _w.read_count(buf, pos, True)
                                 if active_producers_n < 0:
                                     raise DecodeError("non-nullable field active_producers was null", offset=pos)
-                                elif active_producers_n == 0:  # no element: no loop to set up
-                                    partitions_item.active_producers = []
+                                elif active_producers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     active_producers_items: list[ProducerState] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -562,8 +562,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            data.current_voters = []
+        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             current_voters_items: list[ReplicaState] = []
             for current_voters_index in range(current_voters_n):
@@ -597,8 +597,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            data.observers = []
+        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             observers_items: list[ReplicaState] = []
             for observers_index in range(observers_n):
@@ -716,8 +716,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            data.current_voters = []
+        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             current_voters_items: list[ReplicaState] = []
             for current_voters_index in range(current_voters_n):
@@ -749,8 +749,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            data.observers = []
+        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             observers_items: list[ReplicaState] = []
             for observers_index in range(observers_n):
@@ -875,8 +875,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             current_voters_n, pos = _w.read_count(buf, pos, True)
         if current_voters_n < 0:
             raise DecodeError("non-nullable field current_voters was null", offset=pos)
-        elif current_voters_n == 0:  # no element: no loop to set up
-            data.current_voters = []
+        elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             current_voters_items: list[ReplicaState] = []
             for current_voters_index in range(current_voters_n):
@@ -912,8 +912,8 @@ def _read_PartitionData_v2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             observers_n, pos = _w.read_count(buf, pos, True)
         if observers_n < 0:
             raise DecodeError("non-nullable field observers was null", offset=pos)
-        elif observers_n == 0:  # no element: no loop to set up
-            data.observers = []
+        elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             observers_items: list[ReplicaState] = []
             for observers_index in range(observers_n):
@@ -1041,8 +1041,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1061,8 +1061,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         current_voters_n, pos = _w.read_count(buf, pos, True)
                     if current_voters_n < 0:
                         raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: no loop to set up
-                        partitions_item.current_voters = []
+                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         current_voters_items: list[ReplicaState] = []
                         for current_voters_index in range(current_voters_n):
@@ -1096,8 +1096,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         observers_n, pos = _w.read_count(buf, pos, True)
                     if observers_n < 0:
                         raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: no loop to set up
-                        partitions_item.observers = []
+                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         observers_items: list[ReplicaState] = []
                         for observers_index in range(observers_n):
@@ -1220,8 +1220,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1240,8 +1240,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         current_voters_n, pos = _w.read_count(buf, pos, True)
                     if current_voters_n < 0:
                         raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: no loop to set up
-                        partitions_item.current_voters = []
+                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         current_voters_items: list[ReplicaState] = []
                         for current_voters_index in range(current_voters_n):
@@ -1273,8 +1273,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         observers_n, pos = _w.read_count(buf, pos, True)
                     if observers_n < 0:
                         raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: no loop to set up
-                        partitions_item.observers = []
+                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         observers_items: list[ReplicaState] = []
                         for observers_index in range(observers_n):
@@ -1395,8 +1395,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1424,8 +1424,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         current_voters_n, pos = _w.read_count(buf, pos, True)
                     if current_voters_n < 0:
                         raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                    elif current_voters_n == 0:  # no element: no loop to set up
-                        partitions_item.current_voters = []
+                    elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         current_voters_items: list[ReplicaState] = []
                         for current_voters_index in range(current_voters_n):
@@ -1461,8 +1461,8 @@ def _read_TopicData_v2(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         observers_n, pos = _w.read_count(buf, pos, True)
                     if observers_n < 0:
                         raise DecodeError("non-nullable field observers was null", offset=pos)
-                    elif observers_n == 0:  # no element: no loop to set up
-                        partitions_item.observers = []
+                    elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         observers_items: list[ReplicaState] = []
                         for observers_index in range(observers_n):
@@ -1662,8 +1662,8 @@ def _read_Node_v2(buf: bytes, pos: int) -> tuple[Node, int]:
             listeners_n, pos = _w.read_count(buf, pos, True)
         if listeners_n < 0:
             raise DecodeError("non-nullable field listeners was null", offset=pos)
-        elif listeners_n == 0:  # no element: no loop to set up
-            node.listeners = KeyedList()
+        elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             listeners_items: KeyedList[Listener] = KeyedList()
             for listeners_index in range(listeners_n):
@@ -1773,8 +1773,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -1796,8 +1796,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1816,8 +1816,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     current_voters_n, pos = _w.read_count(buf, pos, True)
                                 if current_voters_n < 0:
                                     raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: no loop to set up
-                                    partitions_item.current_voters = []
+                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     current_voters_items: list[ReplicaState] = []
                                     for current_voters_index in range(current_voters_n):
@@ -1851,8 +1851,8 @@ def _read_DescribeQuorumResponse_v0(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     observers_n, pos = _w.read_count(buf, pos, True)
                                 if observers_n < 0:
                                     raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: no loop to set up
-                                    partitions_item.observers = []
+                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     observers_items: list[ReplicaState] = []
                                     for observers_index in range(observers_n):
@@ -1979,8 +1979,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -2002,8 +2002,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2022,8 +2022,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     current_voters_n, pos = _w.read_count(buf, pos, True)
                                 if current_voters_n < 0:
                                     raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: no loop to set up
-                                    partitions_item.current_voters = []
+                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     current_voters_items: list[ReplicaState] = []
                                     for current_voters_index in range(current_voters_n):
@@ -2055,8 +2055,8 @@ def _read_DescribeQuorumResponse_v1(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     observers_n, pos = _w.read_count(buf, pos, True)
                                 if observers_n < 0:
                                     raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: no loop to set up
-                                    partitions_item.observers = []
+                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     observers_items: list[ReplicaState] = []
                                     for observers_index in range(observers_n):
@@ -2187,8 +2187,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -2210,8 +2210,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2239,8 +2239,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     current_voters_n, pos = _w.read_count(buf, pos, True)
                                 if current_voters_n < 0:
                                     raise DecodeError("non-nullable field current_voters was null", offset=pos)
-                                elif current_voters_n == 0:  # no element: no loop to set up
-                                    partitions_item.current_voters = []
+                                elif current_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     current_voters_items: list[ReplicaState] = []
                                     for current_voters_index in range(current_voters_n):
@@ -2276,8 +2276,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                                     observers_n, pos = _w.read_count(buf, pos, True)
                                 if observers_n < 0:
                                     raise DecodeError("non-nullable field observers was null", offset=pos)
-                                elif observers_n == 0:  # no element: no loop to set up
-                                    partitions_item.observers = []
+                                elif observers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     observers_items: list[ReplicaState] = []
                                     for observers_index in range(observers_n):
@@ -2339,8 +2339,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
             nodes_n, pos = _w.read_count(buf, pos, True)
         if nodes_n < 0:
             raise DecodeError("non-nullable field nodes was null", offset=pos)
-        elif nodes_n == 0:  # no element: no loop to set up
-            response.nodes = KeyedList()
+        elif nodes_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             nodes_items: KeyedList[Node] = KeyedList()
             for nodes_index in range(nodes_n):
@@ -2358,8 +2358,8 @@ def _read_DescribeQuorumResponse_v2(buf: bytes, pos: int) -> tuple[DescribeQuoru
                         listeners_n, pos = _w.read_count(buf, pos, True)
                     if listeners_n < 0:
                         raise DecodeError("non-nullable field listeners was null", offset=pos)
-                    elif listeners_n == 0:  # no element: no loop to set up
-                        nodes_item.listeners = KeyedList()
+                    elif listeners_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         listeners_items: KeyedList[Listener] = KeyedList()
                         for listeners_index in range(listeners_n):

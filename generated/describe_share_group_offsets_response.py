@@ -396,8 +396,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v0(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -517,8 +517,8 @@ def _read_DescribeShareGroupOffsetsResponseTopic_v1(buf: bytes, pos: int) -> tup
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -635,8 +635,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            group.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
             for topics_index in range(topics_n):
@@ -660,8 +660,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v0(buf: bytes, pos: int) -> tup
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -804,8 +804,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            group.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
             for topics_index in range(topics_n):
@@ -829,8 +829,8 @@ def _read_DescribeShareGroupOffsetsResponseGroup_v1(buf: bytes, pos: int) -> tup
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -968,8 +968,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
             for groups_index in range(groups_n):
@@ -991,8 +991,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        groups_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                         for topics_index in range(topics_n):
@@ -1016,8 +1016,8 @@ def _read_DescribeShareGroupOffsetsResponse_v0(buf: bytes, pos: int) -> tuple[De
                                     partitions_n, pos = _w.read_count(buf, pos, True)
                                 if partitions_n < 0:
                                     raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    topics_item.partitions = []
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                     for partitions_index in range(partitions_n):
@@ -1156,8 +1156,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribeShareGroupOffsetsResponseGroup] = []
             for groups_index in range(groups_n):
@@ -1179,8 +1179,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        groups_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[DescribeShareGroupOffsetsResponseTopic] = []
                         for topics_index in range(topics_n):
@@ -1204,8 +1204,8 @@ def _read_DescribeShareGroupOffsetsResponse_v1(buf: bytes, pos: int) -> tuple[De
                                     partitions_n, pos = _w.read_count(buf, pos, True)
                                 if partitions_n < 0:
                                     raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    topics_item.partitions = []
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     partitions_items: list[DescribeShareGroupOffsetsResponsePartition] = []
                                     for partitions_index in range(partitions_n):

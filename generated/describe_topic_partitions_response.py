@@ -310,7 +310,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         replica_nodes_n = buf[pos] - 1
         replica_nodes_end = pos + 1 + replica_nodes_n * 4
         if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -322,7 +323,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         isr_nodes_n = buf[pos] - 1
         isr_nodes_end = pos + 1 + isr_nodes_n * 4
         if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -358,7 +360,8 @@ def _read_DescribeTopicPartitionsResponsePartition_v0(buf: bytes, pos: int) -> t
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -512,8 +515,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -526,7 +529,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                     replica_nodes_n = buf[pos] - 1
                     replica_nodes_end = pos + 1 + replica_nodes_n * 4
                     if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replica_nodes_end
                     else:
                         replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -538,7 +542,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                     isr_nodes_n = buf[pos] - 1
                     isr_nodes_end = pos + 1 + isr_nodes_n * 4
                     if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_nodes_end
                     else:
                         isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -574,7 +579,8 @@ def _read_DescribeTopicPartitionsResponseTopic_v0(buf: bytes, pos: int) -> tuple
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -743,8 +749,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[DescribeTopicPartitionsResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -774,8 +780,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[DescribeTopicPartitionsResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -788,7 +794,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -800,7 +807,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -836,7 +844,8 @@ def _read_DescribeTopicPartitionsResponse_v0(buf: bytes, pos: int) -> tuple[Desc
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)

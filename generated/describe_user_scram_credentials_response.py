@@ -270,8 +270,8 @@ def _read_DescribeUserScramCredentialsResult_v0(buf: bytes, pos: int) -> tuple[D
             credential_infos_n, pos = _w.read_count(buf, pos, True)
         if credential_infos_n < 0:
             raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-        elif credential_infos_n == 0:  # no element: no loop to set up
-            result.credential_infos = []
+        elif credential_infos_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             credential_infos_items: list[CredentialInfo] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -382,8 +382,8 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[DescribeUserScramCredentialsResult] = []
             for results_index in range(results_n):
@@ -415,8 +415,8 @@ def _read_DescribeUserScramCredentialsResponse_v0(buf: bytes, pos: int) -> tuple
                         credential_infos_n, pos = _w.read_count(buf, pos, True)
                     if credential_infos_n < 0:
                         raise DecodeError("non-nullable field credential_infos was null", offset=pos)
-                    elif credential_infos_n == 0:  # no element: no loop to set up
-                        results_item.credential_infos = []
+                    elif credential_infos_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         credential_infos_items: list[CredentialInfo] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -199,7 +199,8 @@ def _read_TopicPartitions_v2(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -278,8 +279,8 @@ def _read_ElectLeadersRequest_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            request.topic_partitions = KeyedList()
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for topic_partitions_index in range(topic_partitions_n):
@@ -358,8 +359,8 @@ def _read_ElectLeadersRequest_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
         topic_partitions_n, pos = _w.read_count(buf, pos, False)
         if topic_partitions_n < 0:
             request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            request.topic_partitions = KeyedList()
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for topic_partitions_index in range(topic_partitions_n):
@@ -443,8 +444,8 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             request.topic_partitions = None
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            request.topic_partitions = KeyedList()
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: KeyedList[TopicPartitions] = KeyedList()
             for topic_partitions_index in range(topic_partitions_n):
@@ -461,7 +462,8 @@ def _read_ElectLeadersRequest_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRequ
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)

@@ -284,8 +284,8 @@ def _read_ReplicaElectionResult_v0_1(buf: bytes, pos: int) -> tuple[ReplicaElect
         partition_result_n, pos = _w.read_count(buf, pos, False)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: no loop to set up
-            result.partition_result = []
+        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_result_items: list[PartitionResult] = []
             for partition_result_index in range(partition_result_n):
@@ -368,8 +368,8 @@ def _read_ReplicaElectionResult_v2(buf: bytes, pos: int) -> tuple[ReplicaElectio
             partition_result_n, pos = _w.read_count(buf, pos, True)
         if partition_result_n < 0:
             raise DecodeError("non-nullable field partition_result was null", offset=pos)
-        elif partition_result_n == 0:  # no element: no loop to set up
-            result.partition_result = []
+        elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_result_items: list[PartitionResult] = []
             for partition_result_index in range(partition_result_n):
@@ -475,8 +475,8 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            response.replica_election_results = []
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for replica_election_results_index in range(replica_election_results_n):
@@ -489,8 +489,8 @@ def _read_ElectLeadersResponse_v0(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                     partition_result_n, pos = _w.read_count(buf, pos, False)
                     if partition_result_n < 0:
                         raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: no loop to set up
-                        replica_election_results_item.partition_result = []
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_result_items: list[PartitionResult] = []
                         for partition_result_index in range(partition_result_n):
@@ -571,8 +571,8 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
         replica_election_results_n, pos = _w.read_count(buf, pos, False)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            response.replica_election_results = []
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for replica_election_results_index in range(replica_election_results_n):
@@ -585,8 +585,8 @@ def _read_ElectLeadersResponse_v1(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                     partition_result_n, pos = _w.read_count(buf, pos, False)
                     if partition_result_n < 0:
                         raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: no loop to set up
-                        replica_election_results_item.partition_result = []
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_result_items: list[PartitionResult] = []
                         for partition_result_index in range(partition_result_n):
@@ -670,8 +670,8 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
             replica_election_results_n, pos = _w.read_count(buf, pos, True)
         if replica_election_results_n < 0:
             raise DecodeError("non-nullable field replica_election_results was null", offset=pos)
-        elif replica_election_results_n == 0:  # no element: no loop to set up
-            response.replica_election_results = []
+        elif replica_election_results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             replica_election_results_items: list[ReplicaElectionResult] = []
             for replica_election_results_index in range(replica_election_results_n):
@@ -693,8 +693,8 @@ def _read_ElectLeadersResponse_v2(buf: bytes, pos: int) -> tuple[ElectLeadersRes
                         partition_result_n, pos = _w.read_count(buf, pos, True)
                     if partition_result_n < 0:
                         raise DecodeError("non-nullable field partition_result was null", offset=pos)
-                    elif partition_result_n == 0:  # no element: no loop to set up
-                        replica_election_results_item.partition_result = []
+                    elif partition_result_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_result_items: list[PartitionResult] = []
                         for partition_result_index in range(partition_result_n):

@@ -409,8 +409,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             preferred_candidates_n, pos = _w.read_count(buf, pos, True)
         if preferred_candidates_n < 0:
             raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-        elif preferred_candidates_n == 0:  # no element: no loop to set up
-            data.preferred_candidates = []
+        elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             preferred_candidates_items: list[ReplicaInfo] = []
             for preferred_candidates_index in range(preferred_candidates_n):
@@ -501,8 +501,8 @@ def _read_TopicData_v0(buf: bytes, pos: int) -> tuple[TopicData, int]:
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -589,8 +589,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -608,8 +608,8 @@ def _read_TopicData_v1(buf: bytes, pos: int) -> tuple[TopicData, int]:
                         preferred_candidates_n, pos = _w.read_count(buf, pos, True)
                     if preferred_candidates_n < 0:
                         raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-                    elif preferred_candidates_n == 0:  # no element: no loop to set up
-                        partitions_item.preferred_candidates = []
+                    elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         preferred_candidates_items: list[ReplicaInfo] = []
                         for preferred_candidates_index in range(preferred_candidates_n):
@@ -800,8 +800,8 @@ def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -814,8 +814,8 @@ def _read_EndQuorumEpochRequest_v0(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -908,8 +908,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[TopicData] = []
             for topics_index in range(topics_n):
@@ -931,8 +931,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -950,8 +950,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
                                     preferred_candidates_n, pos = _w.read_count(buf, pos, True)
                                 if preferred_candidates_n < 0:
                                     raise DecodeError("non-nullable field preferred_candidates was null", offset=pos)
-                                elif preferred_candidates_n == 0:  # no element: no loop to set up
-                                    partitions_item.preferred_candidates = []
+                                elif preferred_candidates_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     preferred_candidates_items: list[ReplicaInfo] = []
                                     for preferred_candidates_index in range(preferred_candidates_n):
@@ -1010,8 +1010,8 @@ def _read_EndQuorumEpochRequest_v1(buf: bytes, pos: int) -> tuple[EndQuorumEpoch
             leader_endpoints_n, pos = _w.read_count(buf, pos, True)
         if leader_endpoints_n < 0:
             raise DecodeError("non-nullable field leader_endpoints was null", offset=pos)
-        elif leader_endpoints_n == 0:  # no element: no loop to set up
-            request.leader_endpoints = KeyedList()
+        elif leader_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             leader_endpoints_items: KeyedList[LeaderEndpoint] = KeyedList()
             for leader_endpoints_index in range(leader_endpoints_n):

@@ -735,8 +735,8 @@ def _read_PartitionData_v4(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: no loop to set up
-            data.aborted_transactions = []
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -830,8 +830,8 @@ def _read_PartitionData_v5_10(buf: bytes, pos: int) -> tuple[PartitionData, int]
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: no loop to set up
-            data.aborted_transactions = []
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -924,8 +924,8 @@ def _read_PartitionData_v11(buf: bytes, pos: int) -> tuple[PartitionData, int]:
         aborted_transactions_n, pos = _w.read_count(buf, pos, False)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: no loop to set up
-            data.aborted_transactions = []
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -1025,8 +1025,8 @@ def _read_PartitionData_v12_18(buf: bytes, pos: int) -> tuple[PartitionData, int
             aborted_transactions_n, pos = _w.read_count(buf, pos, True)
         if aborted_transactions_n < 0:
             data.aborted_transactions = None
-        elif aborted_transactions_n == 0:  # no element: no loop to set up
-            data.aborted_transactions = []
+        elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             aborted_transactions_items: list[AbortedTransaction] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1218,8 +1218,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1235,8 +1235,8 @@ def _read_FetchableTopicResponse_v4(buf: bytes, pos: int) -> tuple[FetchableTopi
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        partitions_item.aborted_transactions = []
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1329,8 +1329,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1345,8 +1345,8 @@ def _read_FetchableTopicResponse_v5_10(buf: bytes, pos: int) -> tuple[FetchableT
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        partitions_item.aborted_transactions = []
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1439,8 +1439,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1454,8 +1454,8 @@ def _read_FetchableTopicResponse_v11(buf: bytes, pos: int) -> tuple[FetchableTop
                     aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        partitions_item.aborted_transactions = []
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1560,8 +1560,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1579,8 +1579,8 @@ def _read_FetchableTopicResponse_v12(buf: bytes, pos: int) -> tuple[FetchableTop
                         aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        partitions_item.aborted_transactions = []
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1755,8 +1755,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -1774,8 +1774,8 @@ def _read_FetchableTopicResponse_v13_18(buf: bytes, pos: int) -> tuple[Fetchable
                         aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                     if aborted_transactions_n < 0:
                         partitions_item.aborted_transactions = None
-                    elif aborted_transactions_n == 0:  # no element: no loop to set up
-                        partitions_item.aborted_transactions = []
+                    elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         aborted_transactions_items: list[AbortedTransaction] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -2018,8 +2018,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2033,8 +2033,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2050,8 +2050,8 @@ def _read_FetchResponse_v4(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2155,8 +2155,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2170,8 +2170,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2186,8 +2186,8 @@ def _read_FetchResponse_v5_6(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2289,8 +2289,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2304,8 +2304,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2320,8 +2320,8 @@ def _read_FetchResponse_v7_10(buf: bytes, pos: int) -> tuple[FetchResponse, int]
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2421,8 +2421,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2436,8 +2436,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2451,8 +2451,8 @@ def _read_FetchResponse_v11(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                 aborted_transactions_n, pos = _w.read_count(buf, pos, False)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width: one iter_unpack for all.
@@ -2559,8 +2559,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2583,8 +2583,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2602,8 +2602,8 @@ def _read_FetchResponse_v12(buf: bytes, pos: int) -> tuple[FetchResponse, int]:
                                     aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -2785,8 +2785,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -2804,8 +2804,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -2823,8 +2823,8 @@ def _read_FetchResponse_v13_15(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                     aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -3006,8 +3006,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = []
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: list[FetchableTopicResponse] = []
             for responses_index in range(responses_n):
@@ -3025,8 +3025,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -3044,8 +3044,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                                     aborted_transactions_n, pos = _w.read_count(buf, pos, True)
                                 if aborted_transactions_n < 0:
                                     partitions_item.aborted_transactions = None
-                                elif aborted_transactions_n == 0:  # no element: no loop to set up
-                                    partitions_item.aborted_transactions = []
+                                elif aborted_transactions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     aborted_transactions_items: list[AbortedTransaction] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -3181,8 +3181,8 @@ def _read_FetchResponse_v16_18(buf: bytes, pos: int) -> tuple[FetchResponse, int
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        response.node_endpoints = KeyedList()
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for node_endpoints_index in range(node_endpoints_n):

@@ -144,7 +144,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
         accepted_compression_types_n = buf[pos] - 1
         accepted_compression_types_end = pos + 1 + accepted_compression_types_n * 1
         if 0 <= accepted_compression_types_n < 32 and accepted_compression_types_end <= size:  # the usual case: a short array
-            response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if accepted_compression_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                response.accepted_compression_types = [*_unpack_int8s[accepted_compression_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = accepted_compression_types_end
         else:
             accepted_compression_types_n, pos = _w.read_count(buf, pos, True)
@@ -164,8 +165,8 @@ def _read_GetTelemetrySubscriptionsResponse_v0(buf: bytes, pos: int) -> tuple[Ge
             requested_metrics_n, pos = _w.read_count(buf, pos, True)
         if requested_metrics_n < 0:
             raise DecodeError("non-nullable field requested_metrics was null", offset=pos)
-        elif requested_metrics_n == 0:  # no element: no loop to set up
-            response.requested_metrics = []
+        elif requested_metrics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             requested_metrics_items: list[str] = []
             for index in range(requested_metrics_n):

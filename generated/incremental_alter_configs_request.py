@@ -312,8 +312,8 @@ def _read_AlterConfigsResource_v0(buf: bytes, pos: int) -> tuple[AlterConfigsRes
         configs_n, pos = _w.read_count(buf, pos, False)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            resource.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -403,8 +403,8 @@ def _read_AlterConfigsResource_v1(buf: bytes, pos: int) -> tuple[AlterConfigsRes
             configs_n, pos = _w.read_count(buf, pos, True)
         if configs_n < 0:
             raise DecodeError("non-nullable field configs was null", offset=pos)
-        elif configs_n == 0:  # no element: no loop to set up
-            resource.configs = KeyedList()
+        elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             configs_items: KeyedList[AlterableConfig] = KeyedList()
             for configs_index in range(configs_n):
@@ -515,8 +515,8 @@ def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[Incre
         resources_n, pos = _w.read_count(buf, pos, False)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = KeyedList()
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -532,8 +532,8 @@ def _read_IncrementalAlterConfigsRequest_v0(buf: bytes, pos: int) -> tuple[Incre
                     configs_n, pos = _w.read_count(buf, pos, False)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        resources_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):
@@ -619,8 +619,8 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
             resources_n, pos = _w.read_count(buf, pos, True)
         if resources_n < 0:
             raise DecodeError("non-nullable field resources was null", offset=pos)
-        elif resources_n == 0:  # no element: no loop to set up
-            request.resources = KeyedList()
+        elif resources_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             resources_items: KeyedList[AlterConfigsResource] = KeyedList()
             for resources_index in range(resources_n):
@@ -645,8 +645,8 @@ def _read_IncrementalAlterConfigsRequest_v1(buf: bytes, pos: int) -> tuple[Incre
                         configs_n, pos = _w.read_count(buf, pos, True)
                     if configs_n < 0:
                         raise DecodeError("non-nullable field configs was null", offset=pos)
-                    elif configs_n == 0:  # no element: no loop to set up
-                        resources_item.configs = KeyedList()
+                    elif configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         configs_items: KeyedList[AlterableConfig] = KeyedList()
                         for configs_index in range(configs_n):

@@ -285,8 +285,8 @@ def _read_JoinGroupRequest_v0(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            request.protocols = KeyedList()
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -381,8 +381,8 @@ def _read_JoinGroupRequest_v1_4(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            request.protocols = KeyedList()
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -478,8 +478,8 @@ def _read_JoinGroupRequest_v5(buf: bytes, pos: int) -> tuple[JoinGroupRequest, i
         protocols_n, pos = _w.read_count(buf, pos, False)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            request.protocols = KeyedList()
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -601,8 +601,8 @@ def _read_JoinGroupRequest_v6_7(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            request.protocols = KeyedList()
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):
@@ -764,8 +764,8 @@ def _read_JoinGroupRequest_v8_9(buf: bytes, pos: int) -> tuple[JoinGroupRequest,
             protocols_n, pos = _w.read_count(buf, pos, True)
         if protocols_n < 0:
             raise DecodeError("non-nullable field protocols was null", offset=pos)
-        elif protocols_n == 0:  # no element: no loop to set up
-            request.protocols = KeyedList()
+        elif protocols_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             protocols_items: KeyedList[JoinGroupRequestProtocol] = KeyedList()
             for protocols_index in range(protocols_n):

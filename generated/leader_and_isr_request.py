@@ -737,7 +737,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -752,7 +753,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -764,7 +766,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -776,7 +779,8 @@ def _read_LeaderAndIsrPartitionState_v4_5(buf: bytes, pos: int) -> tuple[LeaderA
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -907,7 +911,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -922,7 +927,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -934,7 +940,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -946,7 +953,8 @@ def _read_LeaderAndIsrPartitionState_v6_7(buf: bytes, pos: int) -> tuple[LeaderA
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1074,8 +1082,8 @@ def _read_LeaderAndIsrTopicState_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1167,8 +1175,8 @@ def _read_LeaderAndIsrTopicState_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1282,8 +1290,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1298,7 +1306,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
                     if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -1313,7 +1322,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1325,7 +1335,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
                     if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1337,7 +1348,8 @@ def _read_LeaderAndIsrTopicState_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
                     if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1448,8 +1460,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1464,7 +1476,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
                     if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -1479,7 +1492,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1491,7 +1505,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
                     if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1503,7 +1518,8 @@ def _read_LeaderAndIsrTopicState_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrT
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
                     if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1617,8 +1633,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[LeaderAndIsrPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1632,7 +1648,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
                     if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -1647,7 +1664,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1659,7 +1677,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
                     if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1671,7 +1690,8 @@ def _read_LeaderAndIsrTopicState_v6_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
                     if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1888,8 +1908,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -1930,8 +1950,8 @@ def _read_LeaderAndIsrRequest_v0(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2029,8 +2049,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[LeaderAndIsrPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2073,8 +2093,8 @@ def _read_LeaderAndIsrRequest_v1(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2171,8 +2191,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2186,8 +2206,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2237,8 +2257,8 @@ def _read_LeaderAndIsrRequest_v2(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2335,8 +2355,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2350,8 +2370,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2413,8 +2433,8 @@ def _read_LeaderAndIsrRequest_v3(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
         live_leaders_n, pos = _w.read_count(buf, pos, False)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2516,8 +2536,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2540,8 +2560,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2556,7 +2576,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -2571,7 +2592,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2583,7 +2605,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 adding_replicas_n = buf[pos] - 1
                                 adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                 if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = adding_replicas_end
                                 else:
                                     adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2595,7 +2618,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 removing_replicas_n = buf[pos] - 1
                                 removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                 if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = removing_replicas_end
                                 else:
                                     removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2641,8 +2665,8 @@ def _read_LeaderAndIsrRequest_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -2773,8 +2797,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2798,8 +2822,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2814,7 +2838,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -2829,7 +2854,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2841,7 +2867,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 adding_replicas_n = buf[pos] - 1
                                 adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                 if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = adding_replicas_end
                                 else:
                                     adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2853,7 +2880,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 removing_replicas_n = buf[pos] - 1
                                 removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                 if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = removing_replicas_end
                                 else:
                                     removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2899,8 +2927,8 @@ def _read_LeaderAndIsrRequest_v5(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -3029,8 +3057,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -3054,8 +3082,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -3069,7 +3097,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -3084,7 +3113,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3096,7 +3126,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 adding_replicas_n = buf[pos] - 1
                                 adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                 if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = adding_replicas_end
                                 else:
                                     adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3108,7 +3139,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 removing_replicas_n = buf[pos] - 1
                                 removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                 if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = removing_replicas_end
                                 else:
                                     removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3154,8 +3186,8 @@ def _read_LeaderAndIsrRequest_v6(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):
@@ -3283,8 +3315,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[LeaderAndIsrTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -3308,8 +3340,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[LeaderAndIsrPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -3323,7 +3355,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -3338,7 +3371,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3350,7 +3384,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 adding_replicas_n = buf[pos] - 1
                                 adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                 if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = adding_replicas_end
                                 else:
                                     adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3362,7 +3397,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
                                 removing_replicas_n = buf[pos] - 1
                                 removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                 if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = removing_replicas_end
                                 else:
                                     removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3408,8 +3444,8 @@ def _read_LeaderAndIsrRequest_v7(buf: bytes, pos: int) -> tuple[LeaderAndIsrRequ
             live_leaders_n, pos = _w.read_count(buf, pos, True)
         if live_leaders_n < 0:
             raise DecodeError("non-nullable field live_leaders was null", offset=pos)
-        elif live_leaders_n == 0:  # no element: no loop to set up
-            request.live_leaders = []
+        elif live_leaders_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_leaders_items: list[LeaderAndIsrLiveLeader] = []
             for live_leaders_index in range(live_leaders_n):

@@ -344,8 +344,8 @@ def _read_LeaderAndIsrTopicError_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIs
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            leader_and_isr_topic_error.partition_errors = []
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for partition_errors_index in range(partition_errors_n):
@@ -437,8 +437,8 @@ def _read_LeaderAndIsrResponse_v0_3(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
         partition_errors_n, pos = _w.read_count(buf, pos, False)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            response.partition_errors = []
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for partition_errors_index in range(partition_errors_n):
@@ -516,8 +516,8 @@ def _read_LeaderAndIsrResponse_v4(buf: bytes, pos: int) -> tuple[LeaderAndIsrRes
             partition_errors_n, pos = _w.read_count(buf, pos, True)
         if partition_errors_n < 0:
             raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-        elif partition_errors_n == 0:  # no element: no loop to set up
-            response.partition_errors = []
+        elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_errors_items: list[LeaderAndIsrPartitionError] = []
             for partition_errors_index in range(partition_errors_n):
@@ -621,8 +621,8 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[LeaderAndIsrTopicError] = KeyedList()
             for topics_index in range(topics_n):
@@ -639,8 +639,8 @@ def _read_LeaderAndIsrResponse_v5_7(buf: bytes, pos: int) -> tuple[LeaderAndIsrR
                         partition_errors_n, pos = _w.read_count(buf, pos, True)
                     if partition_errors_n < 0:
                         raise DecodeError("non-nullable field partition_errors was null", offset=pos)
-                    elif partition_errors_n == 0:  # no element: no loop to set up
-                        topics_item.partition_errors = []
+                    elif partition_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_errors_items: list[LeaderAndIsrPartitionError] = []
                         for partition_errors_index in range(partition_errors_n):

@@ -250,8 +250,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: no loop to set up
-            message.voters = []
+        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             voters_items: list[Voter] = []
             for voters_index in range(voters_n):
@@ -283,8 +283,8 @@ def _read_LeaderChangeMessage_v0(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: no loop to set up
-            message.granting_voters = []
+        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             granting_voters_items: list[Voter] = []
             for granting_voters_index in range(granting_voters_n):
@@ -399,8 +399,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             voters_n, pos = _w.read_count(buf, pos, True)
         if voters_n < 0:
             raise DecodeError("non-nullable field voters was null", offset=pos)
-        elif voters_n == 0:  # no element: no loop to set up
-            message.voters = []
+        elif voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             voters_items: list[Voter] = []
             for voters_index in range(voters_n):
@@ -433,8 +433,8 @@ def _read_LeaderChangeMessage_v1(buf: bytes, pos: int) -> tuple[LeaderChangeMess
             granting_voters_n, pos = _w.read_count(buf, pos, True)
         if granting_voters_n < 0:
             raise DecodeError("non-nullable field granting_voters was null", offset=pos)
-        elif granting_voters_n == 0:  # no element: no loop to set up
-            message.granting_voters = []
+        elif granting_voters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             granting_voters_items: list[Voter] = []
             for granting_voters_index in range(granting_voters_n):

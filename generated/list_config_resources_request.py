@@ -119,7 +119,8 @@ def _read_ListConfigResourcesRequest_v1(buf: bytes, pos: int) -> tuple[ListConfi
         resource_types_n = buf[pos] - 1
         resource_types_end = pos + 1 + resource_types_n * 1
         if 0 <= resource_types_n < 32 and resource_types_end <= size:  # the usual case: a short array
-            request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if resource_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.resource_types = [*_unpack_int8s[resource_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = resource_types_end
         else:
             resource_types_n, pos = _w.read_count(buf, pos, True)

@@ -139,7 +139,8 @@ def _read_ListPartitionReassignmentsTopics_v0(buf: bytes, pos: int) -> tuple[Lis
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topics.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -243,7 +244,8 @@ def _read_ListPartitionReassignmentsRequest_v0(buf: bytes, pos: int) -> tuple[Li
                     partition_indexes_n = buf[pos] - 1
                     partition_indexes_end = pos + 1 + partition_indexes_n * 4
                     if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partition_indexes_end
                     else:
                         partition_indexes_n, pos = _w.read_count(buf, pos, True)

@@ -206,7 +206,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -218,7 +219,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         adding_replicas_n = buf[pos] - 1
         adding_replicas_end = pos + 1 + adding_replicas_n * 4
         if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-            reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = adding_replicas_end
         else:
             adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -230,7 +232,8 @@ def _read_OngoingPartitionReassignment_v0(buf: bytes, pos: int) -> tuple[Ongoing
         removing_replicas_n = buf[pos] - 1
         removing_replicas_end = pos + 1 + removing_replicas_n * 4
         if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-            reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                reassignment.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = removing_replicas_end
         else:
             removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -344,8 +347,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            reassignment.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[OngoingPartitionReassignment] = []
             for partitions_index in range(partitions_n):
@@ -358,7 +361,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -370,7 +374,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                     adding_replicas_n = buf[pos] - 1
                     adding_replicas_end = pos + 1 + adding_replicas_n * 4
                     if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = adding_replicas_end
                     else:
                         adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -382,7 +387,8 @@ def _read_OngoingTopicReassignment_v0(buf: bytes, pos: int) -> tuple[OngoingTopi
                     removing_replicas_n = buf[pos] - 1
                     removing_replicas_end = pos + 1 + removing_replicas_n * 4
                     if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = removing_replicas_end
                     else:
                         removing_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -491,8 +497,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[OngoingTopicReassignment] = []
             for topics_index in range(topics_n):
@@ -514,8 +520,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[OngoingPartitionReassignment] = []
                         for partitions_index in range(partitions_n):
@@ -528,7 +534,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -540,7 +547,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                 adding_replicas_n = buf[pos] - 1
                                 adding_replicas_end = pos + 1 + adding_replicas_n * 4
                                 if 0 <= adding_replicas_n < 32 and adding_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if adding_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.adding_replicas = [*_unpack_int32s[adding_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = adding_replicas_end
                                 else:
                                     adding_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -552,7 +560,8 @@ def _read_ListPartitionReassignmentsResponse_v0(buf: bytes, pos: int) -> tuple[L
                                 removing_replicas_n = buf[pos] - 1
                                 removing_replicas_end = pos + 1 + removing_replicas_n * 4
                                 if 0 <= removing_replicas_n < 32 and removing_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if removing_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.removing_replicas = [*_unpack_int32s[removing_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = removing_replicas_end
                                 else:
                                     removing_replicas_n, pos = _w.read_count(buf, pos, True)

@@ -105,8 +105,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            request.state_filters = []
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -117,7 +117,8 @@ def _read_ListTransactionsRequest_v0(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)
@@ -218,8 +219,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            request.state_filters = []
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -230,7 +231,8 @@ def _read_ListTransactionsRequest_v1(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)
@@ -333,8 +335,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
             state_filters_n, pos = _w.read_count(buf, pos, True)
         if state_filters_n < 0:
             raise DecodeError("non-nullable field state_filters was null", offset=pos)
-        elif state_filters_n == 0:  # no element: no loop to set up
-            request.state_filters = []
+        elif state_filters_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_filters_items: list[str] = []
             for index in range(state_filters_n):
@@ -345,7 +347,8 @@ def _read_ListTransactionsRequest_v2(buf: bytes, pos: int) -> tuple[ListTransact
         producer_id_filters_n = buf[pos] - 1
         producer_id_filters_end = pos + 1 + producer_id_filters_n * 8
         if 0 <= producer_id_filters_n < 32 and producer_id_filters_end <= size:  # the usual case: a short array
-            request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if producer_id_filters_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                request.producer_id_filters = [*_unpack_int64s[producer_id_filters_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = producer_id_filters_end
         else:
             producer_id_filters_n, pos = _w.read_count(buf, pos, True)

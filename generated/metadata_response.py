@@ -766,7 +766,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         replica_nodes_n = buf[pos] - 1
         replica_nodes_end = pos + 1 + replica_nodes_n * 4
         if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-            partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replica_nodes_end
         else:
             replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -778,7 +779,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         isr_nodes_n = buf[pos] - 1
         isr_nodes_end = pos + 1 + isr_nodes_n * 4
         if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-            partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_nodes_end
         else:
             isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -790,7 +792,8 @@ def _read_MetadataResponsePartition_v9_13(buf: bytes, pos: int) -> tuple[Metadat
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partition.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -900,8 +903,8 @@ def _read_MetadataResponseTopic_v0(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -997,8 +1000,8 @@ def _read_MetadataResponseTopic_v1_4(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1096,8 +1099,8 @@ def _read_MetadataResponseTopic_v5_6(buf: bytes, pos: int) -> tuple[MetadataResp
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1201,8 +1204,8 @@ def _read_MetadataResponseTopic_v7(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1304,8 +1307,8 @@ def _read_MetadataResponseTopic_v8(buf: bytes, pos: int) -> tuple[MetadataRespon
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1420,8 +1423,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1434,7 +1437,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                     replica_nodes_n = buf[pos] - 1
                     replica_nodes_end = pos + 1 + replica_nodes_n * 4
                     if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replica_nodes_end
                     else:
                         replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1446,7 +1450,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                     isr_nodes_n = buf[pos] - 1
                     isr_nodes_end = pos + 1 + isr_nodes_n * 4
                     if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_nodes_end
                     else:
                         isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1458,7 +1463,8 @@ def _read_MetadataResponseTopic_v9(buf: bytes, pos: int) -> tuple[MetadataRespon
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1581,8 +1587,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1595,7 +1601,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                     replica_nodes_n = buf[pos] - 1
                     replica_nodes_end = pos + 1 + replica_nodes_n * 4
                     if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replica_nodes_end
                     else:
                         replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1607,7 +1614,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                     isr_nodes_n = buf[pos] - 1
                     isr_nodes_end = pos + 1 + isr_nodes_n * 4
                     if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_nodes_end
                     else:
                         isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1619,7 +1627,8 @@ def _read_MetadataResponseTopic_v10_11(buf: bytes, pos: int) -> tuple[MetadataRe
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1745,8 +1754,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[MetadataResponsePartition] = []
             for partitions_index in range(partitions_n):
@@ -1759,7 +1768,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                     replica_nodes_n = buf[pos] - 1
                     replica_nodes_end = pos + 1 + replica_nodes_n * 4
                     if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replica_nodes_end
                     else:
                         replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1771,7 +1781,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                     isr_nodes_n = buf[pos] - 1
                     isr_nodes_end = pos + 1 + isr_nodes_n * 4
                     if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_nodes_end
                     else:
                         isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -1783,7 +1794,8 @@ def _read_MetadataResponseTopic_v12_13(buf: bytes, pos: int) -> tuple[MetadataRe
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1887,8 +1899,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -1916,8 +1928,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -1936,8 +1948,8 @@ def _read_MetadataResponse_v0(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2043,8 +2055,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2076,8 +2088,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2098,8 +2110,8 @@ def _read_MetadataResponse_v1(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2206,8 +2218,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2241,8 +2253,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2263,8 +2275,8 @@ def _read_MetadataResponse_v2(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2376,8 +2388,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2411,8 +2423,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2433,8 +2445,8 @@ def _read_MetadataResponse_v3_4(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2548,8 +2560,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2583,8 +2595,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2605,8 +2617,8 @@ def _read_MetadataResponse_v5_6(buf: bytes, pos: int) -> tuple[MetadataResponse,
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2726,8 +2738,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2761,8 +2773,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2783,8 +2795,8 @@ def _read_MetadataResponse_v7(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -2902,8 +2914,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         brokers_n, pos = _w.read_count(buf, pos, False)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -2937,8 +2949,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -2958,8 +2970,8 @@ def _read_MetadataResponse_v8(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3088,8 +3100,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -3147,8 +3159,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -3177,8 +3189,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3191,7 +3203,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3203,7 +3216,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3215,7 +3229,8 @@ def _read_MetadataResponse_v9(buf: bytes, pos: int) -> tuple[MetadataResponse, i
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3355,8 +3370,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -3414,8 +3429,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -3445,8 +3460,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3459,7 +3474,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3471,7 +3487,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3483,7 +3500,8 @@ def _read_MetadataResponse_v10(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3624,8 +3642,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -3683,8 +3701,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -3714,8 +3732,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3728,7 +3746,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3740,7 +3759,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -3752,7 +3772,8 @@ def _read_MetadataResponse_v11(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3890,8 +3911,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -3949,8 +3970,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -3980,8 +4001,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -3994,7 +4015,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -4006,7 +4028,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -4018,7 +4041,8 @@ def _read_MetadataResponse_v12(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -4155,8 +4179,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             brokers_n, pos = _w.read_count(buf, pos, True)
         if brokers_n < 0:
             raise DecodeError("non-nullable field brokers was null", offset=pos)
-        elif brokers_n == 0:  # no element: no loop to set up
-            response.brokers = KeyedList()
+        elif brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             brokers_items: KeyedList[MetadataResponseBroker] = KeyedList()
             for brokers_index in range(brokers_n):
@@ -4214,8 +4238,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[MetadataResponseTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -4245,8 +4269,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[MetadataResponsePartition] = []
                         for partitions_index in range(partitions_n):
@@ -4259,7 +4283,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 replica_nodes_n = buf[pos] - 1
                                 replica_nodes_end = pos + 1 + replica_nodes_n * 4
                                 if 0 <= replica_nodes_n < 32 and replica_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replica_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.replica_nodes = [*_unpack_int32s[replica_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replica_nodes_end
                                 else:
                                     replica_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -4271,7 +4296,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 isr_nodes_n = buf[pos] - 1
                                 isr_nodes_end = pos + 1 + isr_nodes_n * 4
                                 if 0 <= isr_nodes_n < 32 and isr_nodes_end <= size:  # the usual case: a short array
-                                    partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_nodes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.isr_nodes = [*_unpack_int32s[isr_nodes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_nodes_end
                                 else:
                                     isr_nodes_n, pos = _w.read_count(buf, pos, True)
@@ -4283,7 +4309,8 @@ def _read_MetadataResponse_v13(buf: bytes, pos: int) -> tuple[MetadataResponse, 
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partitions_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)

@@ -270,8 +270,8 @@ def _read_OffsetForLeaderTopicResult_v2_3(buf: bytes, pos: int) -> tuple[OffsetF
         partitions_n, pos = _w.read_count(buf, pos, False)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -353,8 +353,8 @@ def _read_OffsetForLeaderTopicResult_v4(buf: bytes, pos: int) -> tuple[OffsetFor
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[EpochEndOffset] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -449,8 +449,8 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -463,8 +463,8 @@ def _read_OffsetForLeaderEpochResponse_v2_3(buf: bytes, pos: int) -> tuple[Offse
                     partitions_n, pos = _w.read_count(buf, pos, False)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[EpochEndOffset] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -547,8 +547,8 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            response.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[OffsetForLeaderTopicResult] = KeyedList()
             for topics_index in range(topics_n):
@@ -570,8 +570,8 @@ def _read_OffsetForLeaderEpochResponse_v4(buf: bytes, pos: int) -> tuple[OffsetF
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[EpochEndOffset] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -324,8 +324,8 @@ def _read_TopicProduceData_v3_8(buf: bytes, pos: int) -> tuple[TopicProduceData,
         partition_data_n, pos = _w.read_count(buf, pos, False)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: no loop to set up
-            data.partition_data = []
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
             for partition_data_index in range(partition_data_n):
@@ -418,8 +418,8 @@ def _read_TopicProduceData_v9_12(buf: bytes, pos: int) -> tuple[TopicProduceData
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: no loop to set up
-            data.partition_data = []
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
             for partition_data_index in range(partition_data_n):
@@ -550,8 +550,8 @@ def _read_TopicProduceData_v13(buf: bytes, pos: int) -> tuple[TopicProduceData, 
             partition_data_n, pos = _w.read_count(buf, pos, True)
         if partition_data_n < 0:
             raise DecodeError("non-nullable field partition_data was null", offset=pos)
-        elif partition_data_n == 0:  # no element: no loop to set up
-            data.partition_data = []
+        elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_data_items: list[PartitionProduceData] = []
             for partition_data_index in range(partition_data_n):
@@ -672,8 +672,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
         topic_data_n, pos = _w.read_count(buf, pos, False)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: no loop to set up
-            request.topic_data = KeyedList()
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for topic_data_index in range(topic_data_n):
@@ -687,8 +687,8 @@ def _read_ProduceRequest_v3_8(buf: bytes, pos: int) -> tuple[ProduceRequest, int
                     partition_data_n, pos = _w.read_count(buf, pos, False)
                     if partition_data_n < 0:
                         raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: no loop to set up
-                        topic_data_item.partition_data = []
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_data_items: list[PartitionProduceData] = []
                         for partition_data_index in range(partition_data_n):
@@ -791,8 +791,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: no loop to set up
-            request.topic_data = KeyedList()
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for topic_data_index in range(topic_data_n):
@@ -815,8 +815,8 @@ def _read_ProduceRequest_v9_12(buf: bytes, pos: int) -> tuple[ProduceRequest, in
                         partition_data_n, pos = _w.read_count(buf, pos, True)
                     if partition_data_n < 0:
                         raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: no loop to set up
-                        topic_data_item.partition_data = []
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_data_items: list[PartitionProduceData] = []
                         for partition_data_index in range(partition_data_n):
@@ -962,8 +962,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
             topic_data_n, pos = _w.read_count(buf, pos, True)
         if topic_data_n < 0:
             raise DecodeError("non-nullable field topic_data was null", offset=pos)
-        elif topic_data_n == 0:  # no element: no loop to set up
-            request.topic_data = KeyedList()
+        elif topic_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_data_items: KeyedList[TopicProduceData] = KeyedList()
             for topic_data_index in range(topic_data_n):
@@ -981,8 +981,8 @@ def _read_ProduceRequest_v13(buf: bytes, pos: int) -> tuple[ProduceRequest, int]
                         partition_data_n, pos = _w.read_count(buf, pos, True)
                     if partition_data_n < 0:
                         raise DecodeError("non-nullable field partition_data was null", offset=pos)
-                    elif partition_data_n == 0:  # no element: no loop to set up
-                        topic_data_item.partition_data = []
+                    elif partition_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_data_items: list[PartitionProduceData] = []
                         for partition_data_index in range(partition_data_n):

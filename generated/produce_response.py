@@ -594,8 +594,8 @@ def _read_PartitionProduceResponse_v8(buf: bytes, pos: int) -> tuple[PartitionPr
         record_errors_n, pos = _w.read_count(buf, pos, False)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: no loop to set up
-            response.record_errors = []
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for record_errors_index in range(record_errors_n):
@@ -678,8 +678,8 @@ def _read_PartitionProduceResponse_v9(buf: bytes, pos: int) -> tuple[PartitionPr
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: no loop to set up
-            response.record_errors = []
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for record_errors_index in range(record_errors_n):
@@ -793,8 +793,8 @@ def _read_PartitionProduceResponse_v10_13(buf: bytes, pos: int) -> tuple[Partiti
             record_errors_n, pos = _w.read_count(buf, pos, True)
         if record_errors_n < 0:
             raise DecodeError("non-nullable field record_errors was null", offset=pos)
-        elif record_errors_n == 0:  # no element: no loop to set up
-            response.record_errors = []
+        elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             record_errors_items: list[BatchIndexAndErrorMessage] = []
             for record_errors_index in range(record_errors_n):
@@ -936,8 +936,8 @@ def _read_TopicProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1011,8 +1011,8 @@ def _read_TopicProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[TopicProduceR
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1085,8 +1085,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
         partition_responses_n, pos = _w.read_count(buf, pos, False)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1100,8 +1100,8 @@ def _read_TopicProduceResponse_v8(buf: bytes, pos: int) -> tuple[TopicProduceRes
                     record_errors_n, pos = _w.read_count(buf, pos, False)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: no loop to set up
-                        partition_responses_item.record_errors = []
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1195,8 +1195,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1214,8 +1214,8 @@ def _read_TopicProduceResponse_v9(buf: bytes, pos: int) -> tuple[TopicProduceRes
                         record_errors_n, pos = _w.read_count(buf, pos, True)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: no loop to set up
-                        partition_responses_item.record_errors = []
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1350,8 +1350,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1369,8 +1369,8 @@ def _read_TopicProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[TopicProduc
                         record_errors_n, pos = _w.read_count(buf, pos, True)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: no loop to set up
-                        partition_responses_item.record_errors = []
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1522,8 +1522,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
             partition_responses_n, pos = _w.read_count(buf, pos, True)
         if partition_responses_n < 0:
             raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-        elif partition_responses_n == 0:  # no element: no loop to set up
-            response.partition_responses = []
+        elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_responses_items: list[PartitionProduceResponse] = []
             for partition_responses_index in range(partition_responses_n):
@@ -1541,8 +1541,8 @@ def _read_TopicProduceResponse_v13(buf: bytes, pos: int) -> tuple[TopicProduceRe
                         record_errors_n, pos = _w.read_count(buf, pos, True)
                     if record_errors_n < 0:
                         raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                    elif record_errors_n == 0:  # no element: no loop to set up
-                        partition_responses_item.record_errors = []
+                    elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         record_errors_items: list[BatchIndexAndErrorMessage] = []
                         for record_errors_index in range(record_errors_n):
@@ -1756,8 +1756,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1771,8 +1771,8 @@ def _read_ProduceResponse_v3_4(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1853,8 +1853,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1868,8 +1868,8 @@ def _read_ProduceResponse_v5_7(buf: bytes, pos: int) -> tuple[ProduceResponse, i
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1949,8 +1949,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
         responses_n, pos = _w.read_count(buf, pos, False)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -1964,8 +1964,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                     partition_responses_n, pos = _w.read_count(buf, pos, False)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -1979,8 +1979,8 @@ def _read_ProduceResponse_v8(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                 record_errors_n, pos = _w.read_count(buf, pos, False)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: no loop to set up
-                                    partition_responses_item.record_errors = []
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2076,8 +2076,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -2100,8 +2100,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                         partition_responses_n, pos = _w.read_count(buf, pos, True)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -2119,8 +2119,8 @@ def _read_ProduceResponse_v9(buf: bytes, pos: int) -> tuple[ProduceResponse, int
                                     record_errors_n, pos = _w.read_count(buf, pos, True)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: no loop to set up
-                                    partition_responses_item.record_errors = []
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2257,8 +2257,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -2281,8 +2281,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         partition_responses_n, pos = _w.read_count(buf, pos, True)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -2300,8 +2300,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                                     record_errors_n, pos = _w.read_count(buf, pos, True)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: no loop to set up
-                                    partition_responses_item.record_errors = []
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2417,8 +2417,8 @@ def _read_ProduceResponse_v10_12(buf: bytes, pos: int) -> tuple[ProduceResponse,
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        response.node_endpoints = KeyedList()
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for node_endpoints_index in range(node_endpoints_n):
@@ -2554,8 +2554,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[TopicProduceResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -2573,8 +2573,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         partition_responses_n, pos = _w.read_count(buf, pos, True)
                     if partition_responses_n < 0:
                         raise DecodeError("non-nullable field partition_responses was null", offset=pos)
-                    elif partition_responses_n == 0:  # no element: no loop to set up
-                        responses_item.partition_responses = []
+                    elif partition_responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_responses_items: list[PartitionProduceResponse] = []
                         for partition_responses_index in range(partition_responses_n):
@@ -2592,8 +2592,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                                     record_errors_n, pos = _w.read_count(buf, pos, True)
                                 if record_errors_n < 0:
                                     raise DecodeError("non-nullable field record_errors was null", offset=pos)
-                                elif record_errors_n == 0:  # no element: no loop to set up
-                                    partition_responses_item.record_errors = []
+                                elif record_errors_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     record_errors_items: list[BatchIndexAndErrorMessage] = []
                                     for record_errors_index in range(record_errors_n):
@@ -2709,8 +2709,8 @@ def _read_ProduceResponse_v13(buf: bytes, pos: int) -> tuple[ProduceResponse, in
                         node_endpoints_n, pos = _w.read_count(buf, pos, True)
                     if node_endpoints_n < 0:
                         raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-                    elif node_endpoints_n == 0:  # no element: no loop to set up
-                        response.node_endpoints = KeyedList()
+                    elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
                         for node_endpoints_index in range(node_endpoints_n):

@@ -335,8 +335,8 @@ def _read_ReadStateSummaryResult_v0(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResult] = []
             for partitions_index in range(partitions_n):
@@ -442,8 +442,8 @@ def _read_ReadStateSummaryResult_v1(buf: bytes, pos: int) -> tuple[ReadStateSumm
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionResult] = []
             for partitions_index in range(partitions_n):
@@ -546,8 +546,8 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[ReadStateSummaryResult] = []
             for results_index in range(results_n):
@@ -564,8 +564,8 @@ def _read_ReadShareGroupStateSummaryResponse_v0(buf: bytes, pos: int) -> tuple[R
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        results_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionResult] = []
                         for partitions_index in range(partitions_n):
@@ -679,8 +679,8 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
             results_n, pos = _w.read_count(buf, pos, True)
         if results_n < 0:
             raise DecodeError("non-nullable field results was null", offset=pos)
-        elif results_n == 0:  # no element: no loop to set up
-            response.results = []
+        elif results_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             results_items: list[ReadStateSummaryResult] = []
             for results_index in range(results_n):
@@ -697,8 +697,8 @@ def _read_ReadShareGroupStateSummaryResponse_v1(buf: bytes, pos: int) -> tuple[R
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        results_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionResult] = []
                         for partitions_index in range(partitions_n):

@@ -411,8 +411,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: no loop to set up
-            record.end_points = KeyedList()
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for end_points_index in range(end_points_n):
@@ -457,8 +457,8 @@ def _read_RegisterBrokerRecord_v0(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            record.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for features_index in range(features_n):
@@ -611,8 +611,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: no loop to set up
-            record.end_points = KeyedList()
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for end_points_index in range(end_points_n):
@@ -657,8 +657,8 @@ def _read_RegisterBrokerRecord_v1(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            record.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for features_index in range(features_n):
@@ -808,8 +808,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: no loop to set up
-            record.end_points = KeyedList()
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for end_points_index in range(end_points_n):
@@ -854,8 +854,8 @@ def _read_RegisterBrokerRecord_v2(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            record.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for features_index in range(features_n):
@@ -1003,8 +1003,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             end_points_n, pos = _w.read_count(buf, pos, True)
         if end_points_n < 0:
             raise DecodeError("non-nullable field end_points was null", offset=pos)
-        elif end_points_n == 0:  # no element: no loop to set up
-            record.end_points = KeyedList()
+        elif end_points_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             end_points_items: KeyedList[BrokerEndpoint] = KeyedList()
             for end_points_index in range(end_points_n):
@@ -1049,8 +1049,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
             features_n, pos = _w.read_count(buf, pos, True)
         if features_n < 0:
             raise DecodeError("non-nullable field features was null", offset=pos)
-        elif features_n == 0:  # no element: no loop to set up
-            record.features = KeyedList()
+        elif features_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             features_items: KeyedList[BrokerFeature] = KeyedList()
             for features_index in range(features_n):
@@ -1118,8 +1118,8 @@ def _read_RegisterBrokerRecord_v3(buf: bytes, pos: int) -> tuple[RegisterBrokerR
                         log_dirs_n, pos = _w.read_count(buf, pos, True)
                     if log_dirs_n < 0:
                         raise DecodeError("non-nullable field log_dirs was null", offset=pos)
-                    elif log_dirs_n == 0:  # no element: no loop to set up
-                        record.log_dirs = []
+                    elif log_dirs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         log_dirs_items: list[UUID] = []
                         for index in range(log_dirs_n):

@@ -259,7 +259,8 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         acknowledge_types_n = buf[pos] - 1
         acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
         if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-            batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = acknowledge_types_end
         else:
             acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -337,8 +338,8 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-            partition.acknowledgement_batches = []
+        elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
             for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -351,7 +352,8 @@ def _read_AcknowledgePartition_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgePa
                     acknowledge_types_n = buf[pos] - 1
                     acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                     if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = acknowledge_types_end
                     else:
                         acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -444,8 +446,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = KeyedList()
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
             for partitions_index in range(partitions_n):
@@ -463,8 +465,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
                         acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                     if acknowledgement_batches_n < 0:
                         raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                    elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                        partitions_item.acknowledgement_batches = []
+                    elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         acknowledgement_batches_items: list[AcknowledgementBatch] = []
                         for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -477,7 +479,8 @@ def _read_AcknowledgeTopic_v1_2(buf: bytes, pos: int) -> tuple[AcknowledgeTopic,
                                 acknowledge_types_n = buf[pos] - 1
                                 acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                 if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = acknowledge_types_end
                                 else:
                                     acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -600,8 +603,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -618,8 +621,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
                         for partitions_index in range(partitions_n):
@@ -637,8 +640,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                     acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                 if acknowledgement_batches_n < 0:
                                     raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.acknowledgement_batches = []
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                     for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -651,7 +654,8 @@ def _read_ShareAcknowledgeRequest_v1(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                             acknowledge_types_n = buf[pos] - 1
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                                 pos = acknowledge_types_end
                                             else:
                                                 acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -793,8 +797,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[AcknowledgeTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -811,8 +815,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[AcknowledgePartition] = KeyedList()
                         for partitions_index in range(partitions_n):
@@ -830,8 +834,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                     acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                 if acknowledgement_batches_n < 0:
                                     raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.acknowledgement_batches = []
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                     for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -844,7 +848,8 @@ def _read_ShareAcknowledgeRequest_v2(buf: bytes, pos: int) -> tuple[ShareAcknowl
                                             acknowledge_types_n = buf[pos] - 1
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                                 pos = acknowledge_types_end
                                             else:
                                                 acknowledge_types_n, pos = _w.read_count(buf, pos, True)

@@ -438,8 +438,8 @@ def _read_ShareAcknowledgeTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[Shar
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -629,8 +629,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -647,8 +647,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -701,8 +701,8 @@ def _read_ShareAcknowledgeResponse_v1(buf: bytes, pos: int) -> tuple[ShareAcknow
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-        elif node_endpoints_n == 0:  # no element: no loop to set up
-            response.node_endpoints = KeyedList()
+        elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for node_endpoints_index in range(node_endpoints_n):
@@ -846,8 +846,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[ShareAcknowledgeTopicResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -864,8 +864,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -918,8 +918,8 @@ def _read_ShareAcknowledgeResponse_v2(buf: bytes, pos: int) -> tuple[ShareAcknow
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-        elif node_endpoints_n == 0:  # no element: no loop to set up
-            response.node_endpoints = KeyedList()
+        elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for node_endpoints_index in range(node_endpoints_n):

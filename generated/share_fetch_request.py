@@ -348,7 +348,8 @@ def _read_AcknowledgementBatch_v1_2(buf: bytes, pos: int) -> tuple[Acknowledgeme
         acknowledge_types_n = buf[pos] - 1
         acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
         if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-            batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                batch.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = acknowledge_types_end
         else:
             acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -426,8 +427,8 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
             acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
         if acknowledgement_batches_n < 0:
             raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-        elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-            partition.acknowledgement_batches = []
+        elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acknowledgement_batches_items: list[AcknowledgementBatch] = []
             for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -440,7 +441,8 @@ def _read_FetchPartition_v1_2(buf: bytes, pos: int) -> tuple[FetchPartition, int
                     acknowledge_types_n = buf[pos] - 1
                     acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                     if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = acknowledge_types_end
                     else:
                         acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -533,8 +535,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            topic.partitions = KeyedList()
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: KeyedList[FetchPartition] = KeyedList()
             for partitions_index in range(partitions_n):
@@ -552,8 +554,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                         acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                     if acknowledgement_batches_n < 0:
                         raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                    elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                        partitions_item.acknowledgement_batches = []
+                    elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         acknowledgement_batches_items: list[AcknowledgementBatch] = []
                         for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -566,7 +568,8 @@ def _read_FetchTopic_v1_2(buf: bytes, pos: int) -> tuple[FetchTopic, int]:
                                 acknowledge_types_n = buf[pos] - 1
                                 acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                 if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = acknowledge_types_end
                                 else:
                                     acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -668,7 +671,8 @@ def _read_ForgottenTopic_v1_2(buf: bytes, pos: int) -> tuple[ForgottenTopic, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -763,8 +767,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -781,8 +785,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[FetchPartition] = KeyedList()
                         for partitions_index in range(partitions_n):
@@ -800,8 +804,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                     acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                 if acknowledgement_batches_n < 0:
                                     raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.acknowledgement_batches = []
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                     for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -814,7 +818,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                             acknowledge_types_n = buf[pos] - 1
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                                 pos = acknowledge_types_end
                                             else:
                                                 acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -870,8 +875,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-            request.forgotten_topics_data = []
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -883,7 +888,8 @@ def _read_ShareFetchRequest_v1(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1018,8 +1024,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = KeyedList()
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: KeyedList[FetchTopic] = KeyedList()
             for topics_index in range(topics_n):
@@ -1036,8 +1042,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = KeyedList()
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: KeyedList[FetchPartition] = KeyedList()
                         for partitions_index in range(partitions_n):
@@ -1055,8 +1061,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                     acknowledgement_batches_n, pos = _w.read_count(buf, pos, True)
                                 if acknowledgement_batches_n < 0:
                                     raise DecodeError("non-nullable field acknowledgement_batches was null", offset=pos)
-                                elif acknowledgement_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.acknowledgement_batches = []
+                                elif acknowledgement_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     acknowledgement_batches_items: list[AcknowledgementBatch] = []
                                     for acknowledgement_batches_index in range(acknowledgement_batches_n):
@@ -1069,7 +1075,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                                             acknowledge_types_n = buf[pos] - 1
                                             acknowledge_types_end = pos + 1 + acknowledge_types_n * 1
                                             if 0 <= acknowledge_types_n < 32 and acknowledge_types_end <= size:  # the usual case: a short array
-                                                acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                                if acknowledge_types_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                                    acknowledgement_batches_item.acknowledge_types = [*_unpack_int8s[acknowledge_types_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                                 pos = acknowledge_types_end
                                             else:
                                                 acknowledge_types_n, pos = _w.read_count(buf, pos, True)
@@ -1125,8 +1132,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
             forgotten_topics_data_n, pos = _w.read_count(buf, pos, True)
         if forgotten_topics_data_n < 0:
             raise DecodeError("non-nullable field forgotten_topics_data was null", offset=pos)
-        elif forgotten_topics_data_n == 0:  # no element: no loop to set up
-            request.forgotten_topics_data = []
+        elif forgotten_topics_data_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             forgotten_topics_data_items: list[ForgottenTopic] = []
             for forgotten_topics_data_index in range(forgotten_topics_data_n):
@@ -1138,7 +1145,8 @@ def _read_ShareFetchRequest_v2(buf: bytes, pos: int) -> tuple[ShareFetchRequest,
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            forgotten_topics_data_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)

@@ -550,8 +550,8 @@ def _read_PartitionData_v1_2(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             acquired_records_n, pos = _w.read_count(buf, pos, True)
         if acquired_records_n < 0:
             raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-        elif acquired_records_n == 0:  # no element: no loop to set up
-            data.acquired_records = []
+        elif acquired_records_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             acquired_records_items: list[AcquiredRecords] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -659,8 +659,8 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            response.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -725,8 +725,8 @@ def _read_ShareFetchableTopicResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareF
                         acquired_records_n, pos = _w.read_count(buf, pos, True)
                     if acquired_records_n < 0:
                         raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-                    elif acquired_records_n == 0:  # no element: no loop to set up
-                        partitions_item.acquired_records = []
+                    elif acquired_records_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         acquired_records_items: list[AcquiredRecords] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -918,8 +918,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
             responses_n, pos = _w.read_count(buf, pos, True)
         if responses_n < 0:
             raise DecodeError("non-nullable field responses was null", offset=pos)
-        elif responses_n == 0:  # no element: no loop to set up
-            response.responses = KeyedList()
+        elif responses_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             responses_items: KeyedList[ShareFetchableTopicResponse] = KeyedList()
             for responses_index in range(responses_n):
@@ -936,8 +936,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        responses_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -1002,8 +1002,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
                                     acquired_records_n, pos = _w.read_count(buf, pos, True)
                                 if acquired_records_n < 0:
                                     raise DecodeError("non-nullable field acquired_records was null", offset=pos)
-                                elif acquired_records_n == 0:  # no element: no loop to set up
-                                    partitions_item.acquired_records = []
+                                elif acquired_records_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     acquired_records_items: list[AcquiredRecords] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1056,8 +1056,8 @@ def _read_ShareFetchResponse_v1_2(buf: bytes, pos: int) -> tuple[ShareFetchRespo
             node_endpoints_n, pos = _w.read_count(buf, pos, True)
         if node_endpoints_n < 0:
             raise DecodeError("non-nullable field node_endpoints was null", offset=pos)
-        elif node_endpoints_n == 0:  # no element: no loop to set up
-            response.node_endpoints = KeyedList()
+        elif node_endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             node_endpoints_items: KeyedList[NodeEndpoint] = KeyedList()
             for node_endpoints_index in range(node_endpoints_n):

@@ -358,7 +358,8 @@ def _read_TopicPartitions_v1(buf: bytes, pos: int) -> tuple[TopicPartitions, int
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                partitions.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -444,8 +445,8 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
             topic_partitions_n, pos = _w.read_count(buf, pos, True)
         if topic_partitions_n < 0:
             raise DecodeError("non-nullable field topic_partitions was null", offset=pos)
-        elif topic_partitions_n == 0:  # no element: no loop to set up
-            assignment.topic_partitions = []
+        elif topic_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_partitions_items: list[TopicPartitions] = []
             for topic_partitions_index in range(topic_partitions_n):
@@ -464,7 +465,8 @@ def _read_Assignment_v1(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topic_partitions_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -584,8 +586,8 @@ def _read_Member_v1(buf: bytes, pos: int) -> tuple[Member, int]:
             subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
         if subscribed_topic_names_n < 0:
             raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-        elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-            member.subscribed_topic_names = []
+        elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             subscribed_topic_names_items: list[str] = []
             for index in range(subscribed_topic_names_n):
@@ -740,8 +742,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[Member] = []
             for members_index in range(members_n):
@@ -787,8 +789,8 @@ def _read_DescribedGroup_v1(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                         subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                     if subscribed_topic_names_n < 0:
                         raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                    elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                        members_item.subscribed_topic_names = []
+                    elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         subscribed_topic_names_items: list[str] = []
                         for index in range(subscribed_topic_names_n):
@@ -923,8 +925,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -973,8 +975,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                         members_n, pos = _w.read_count(buf, pos, True)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[Member] = []
                         for members_index in range(members_n):
@@ -1020,8 +1022,8 @@ def _read_ShareGroupDescribeResponse_v1(buf: bytes, pos: int) -> tuple[ShareGrou
                                     subscribed_topic_names_n, pos = _w.read_count(buf, pos, True)
                                 if subscribed_topic_names_n < 0:
                                     raise DecodeError("non-nullable field subscribed_topic_names was null", offset=pos)
-                                elif subscribed_topic_names_n == 0:  # no element: no loop to set up
-                                    members_item.subscribed_topic_names = []
+                                elif subscribed_topic_names_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     subscribed_topic_names_items: list[str] = []
                                     for index in range(subscribed_topic_names_n):

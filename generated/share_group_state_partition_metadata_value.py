@@ -199,7 +199,8 @@ def _read_TopicPartitionsInfo_v0(buf: bytes, pos: int) -> tuple[TopicPartitionsI
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                info.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -347,8 +348,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initializing_topics_n, pos = _w.read_count(buf, pos, True)
         if initializing_topics_n < 0:
             raise DecodeError("non-nullable field initializing_topics was null", offset=pos)
-        elif initializing_topics_n == 0:  # no element: no loop to set up
-            value.initializing_topics = []
+        elif initializing_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             initializing_topics_items: list[TopicPartitionsInfo] = []
             for initializing_topics_index in range(initializing_topics_n):
@@ -367,7 +368,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            initializing_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -397,8 +399,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             initialized_topics_n, pos = _w.read_count(buf, pos, True)
         if initialized_topics_n < 0:
             raise DecodeError("non-nullable field initialized_topics was null", offset=pos)
-        elif initialized_topics_n == 0:  # no element: no loop to set up
-            value.initialized_topics = []
+        elif initialized_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             initialized_topics_items: list[TopicPartitionsInfo] = []
             for initialized_topics_index in range(initialized_topics_n):
@@ -417,7 +419,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            initialized_topics_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -447,8 +450,8 @@ def _read_ShareGroupStatePartitionMetadataValue_v0(buf: bytes, pos: int) -> tupl
             deleting_topics_n, pos = _w.read_count(buf, pos, True)
         if deleting_topics_n < 0:
             raise DecodeError("non-nullable field deleting_topics was null", offset=pos)
-        elif deleting_topics_n == 0:  # no element: no loop to set up
-            value.deleting_topics = []
+        elif deleting_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             deleting_topics_items: list[TopicInfo] = []
             for deleting_topics_index in range(deleting_topics_n):

@@ -420,7 +420,8 @@ def _read_StopReplicaTopicV1_v2(buf: bytes, pos: int) -> tuple[StopReplicaTopicV
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                v1.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -554,8 +555,8 @@ def _read_StopReplicaTopicState_v3_4(buf: bytes, pos: int) -> tuple[StopReplicaT
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[StopReplicaPartitionState] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -651,8 +652,8 @@ def _read_StopReplicaRequest_v0(buf: bytes, pos: int) -> tuple[StopReplicaReques
         ungrouped_partitions_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partitions_n < 0:
             raise DecodeError("non-nullable field ungrouped_partitions was null", offset=pos)
-        elif ungrouped_partitions_n == 0:  # no element: no loop to set up
-            request.ungrouped_partitions = []
+        elif ungrouped_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partitions_items: list[StopReplicaPartitionV0] = []
             for ungrouped_partitions_index in range(ungrouped_partitions_n):
@@ -730,8 +731,8 @@ def _read_StopReplicaRequest_v1(buf: bytes, pos: int) -> tuple[StopReplicaReques
         topics_n, pos = _w.read_count(buf, pos, False)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[StopReplicaTopicV1] = []
             for topics_index in range(topics_n):
@@ -817,8 +818,8 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[StopReplicaTopicV1] = []
             for topics_index in range(topics_n):
@@ -835,7 +836,8 @@ def _read_StopReplicaRequest_v2(buf: bytes, pos: int) -> tuple[StopReplicaReques
                     partition_indexes_n = buf[pos] - 1
                     partition_indexes_end = pos + 1 + partition_indexes_n * 4
                     if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partition_indexes_end
                     else:
                         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -937,8 +939,8 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[StopReplicaTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -960,8 +962,8 @@ def _read_StopReplicaRequest_v3(buf: bytes, pos: int) -> tuple[StopReplicaReques
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[StopReplicaPartitionState] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -1074,8 +1076,8 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[StopReplicaTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -1097,8 +1099,8 @@ def _read_StopReplicaRequest_v4(buf: bytes, pos: int) -> tuple[StopReplicaReques
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[StopReplicaPartitionState] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -188,7 +188,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -220,7 +221,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
                     assignment_epochs_n = buf[pos] - 1
                     assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                     if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                        ids.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            ids.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = assignment_epochs_end
                     else:
                         assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -330,8 +332,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            value.active_tasks = []
+        elif active_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_tasks_items: list[TaskIds] = []
             for active_tasks_index in range(active_tasks_n):
@@ -348,7 +350,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -380,7 +383,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    active_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        active_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -410,8 +414,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            value.standby_tasks = []
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskIds] = []
             for standby_tasks_index in range(standby_tasks_n):
@@ -428,7 +432,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -460,7 +465,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    standby_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        standby_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -490,8 +496,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            value.warmup_tasks = []
+        elif warmup_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             warmup_tasks_items: list[TaskIds] = []
             for warmup_tasks_index in range(warmup_tasks_n):
@@ -508,7 +514,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -540,7 +547,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    warmup_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        warmup_tasks_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -570,8 +578,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             active_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field active_tasks_pending_revocation was null", offset=pos)
-        elif active_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            value.active_tasks_pending_revocation = []
+        elif active_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_tasks_pending_revocation_items: list[TaskIds] = []
             for active_tasks_pending_revocation_index in range(active_tasks_pending_revocation_n):
@@ -588,7 +596,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        active_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -620,7 +629,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    active_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        active_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -650,8 +660,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             standby_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field standby_tasks_pending_revocation was null", offset=pos)
-        elif standby_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            value.standby_tasks_pending_revocation = []
+        elif standby_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_pending_revocation_items: list[TaskIds] = []
             for standby_tasks_pending_revocation_index in range(standby_tasks_pending_revocation_n):
@@ -668,7 +678,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        standby_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -700,7 +711,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    standby_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        standby_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)
@@ -730,8 +742,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
             warmup_tasks_pending_revocation_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_pending_revocation_n < 0:
             raise DecodeError("non-nullable field warmup_tasks_pending_revocation was null", offset=pos)
-        elif warmup_tasks_pending_revocation_n == 0:  # no element: no loop to set up
-            value.warmup_tasks_pending_revocation = []
+        elif warmup_tasks_pending_revocation_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             warmup_tasks_pending_revocation_items: list[TaskIds] = []
             for warmup_tasks_pending_revocation_index in range(warmup_tasks_pending_revocation_n):
@@ -748,7 +760,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        warmup_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_pending_revocation_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -780,7 +793,8 @@ def _read_StreamsGroupCurrentMemberAssignmentValue_v0(buf: bytes, pos: int) -> t
                                 assignment_epochs_n = buf[pos] - 1
                                 assignment_epochs_end = pos + 1 + assignment_epochs_n * 4
                                 if 0 <= assignment_epochs_n < 32 and assignment_epochs_end <= size:  # the usual case: a short array
-                                    warmup_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if assignment_epochs_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        warmup_tasks_pending_revocation_item.assignment_epochs = [*_unpack_int32s[assignment_epochs_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = assignment_epochs_end
                                 else:
                                     assignment_epochs_n, pos = _w.read_count(buf, pos, True)

@@ -850,7 +850,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -933,8 +934,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             active_tasks_n, pos = _w.read_count(buf, pos, True)
         if active_tasks_n < 0:
             raise DecodeError("non-nullable field active_tasks was null", offset=pos)
-        elif active_tasks_n == 0:  # no element: no loop to set up
-            assignment.active_tasks = []
+        elif active_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             active_tasks_items: list[TaskIds] = []
             for active_tasks_index in range(active_tasks_n):
@@ -951,7 +952,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -981,8 +983,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             standby_tasks_n, pos = _w.read_count(buf, pos, True)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            assignment.standby_tasks = []
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskIds] = []
             for standby_tasks_index in range(standby_tasks_n):
@@ -999,7 +1001,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1029,8 +1032,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
             warmup_tasks_n, pos = _w.read_count(buf, pos, True)
         if warmup_tasks_n < 0:
             raise DecodeError("non-nullable field warmup_tasks was null", offset=pos)
-        elif warmup_tasks_n == 0:  # no element: no loop to set up
-            assignment.warmup_tasks = []
+        elif warmup_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             warmup_tasks_items: list[TaskIds] = []
             for warmup_tasks_index in range(warmup_tasks_n):
@@ -1047,7 +1050,8 @@ def _read_Assignment_v0(buf: bytes, pos: int) -> tuple[Assignment, int]:
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1258,8 +1262,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            info.topic_configs = []
+        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_configs_items: list[KeyValue] = []
             for topic_configs_index in range(topic_configs_n):
@@ -1379,8 +1383,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            subtopology.source_topics = []
+        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -1396,8 +1400,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_sink_topics = []
+        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -1413,8 +1417,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            subtopology.state_changelog_topics = []
+        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1439,8 +1443,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        state_changelog_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[KeyValue] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -1495,8 +1499,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_source_topics = []
+        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1521,8 +1525,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        repartition_source_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[KeyValue] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -1737,8 +1741,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         source_topics_n, pos = _w.read_count(buf, pos, True)
                     if source_topics_n < 0:
                         raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                    elif source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.source_topics = []
+                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         source_topics_items: list[str] = []
                         for index in range(source_topics_n):
@@ -1754,8 +1758,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_sink_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                    elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_sink_topics = []
+                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_sink_topics_items: list[str] = []
                         for index in range(repartition_sink_topics_n):
@@ -1771,8 +1775,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                     if state_changelog_topics_n < 0:
                         raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                    elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.state_changelog_topics = []
+                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         state_changelog_topics_items: list[TopicInfo] = []
                         for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1797,8 +1801,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    state_changelog_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[KeyValue] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -1853,8 +1857,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_source_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                    elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_source_topics = []
+                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_source_topics_items: list[TopicInfo] = []
                         for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1879,8 +1883,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    repartition_source_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[KeyValue] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -2063,8 +2067,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             client_tags_n, pos = _w.read_count(buf, pos, True)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: no loop to set up
-            member.client_tags = []
+        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             client_tags_items: list[KeyValue] = []
             for client_tags_index in range(client_tags_n):
@@ -2106,8 +2110,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_offsets_n < 0:
             raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-        elif task_offsets_n == 0:  # no element: no loop to set up
-            member.task_offsets = []
+        elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offsets_items: list[TaskOffset] = []
             for task_offsets_index in range(task_offsets_n):
@@ -2145,8 +2149,8 @@ def _read_Member_v0(buf: bytes, pos: int) -> tuple[Member, int]:
             task_end_offsets_n, pos = _w.read_count(buf, pos, True)
         if task_end_offsets_n < 0:
             raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-        elif task_end_offsets_n == 0:  # no element: no loop to set up
-            member.task_end_offsets = []
+        elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_end_offsets_items: list[TaskOffset] = []
             for task_end_offsets_index in range(task_end_offsets_n):
@@ -2390,8 +2394,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
             members_n, pos = _w.read_count(buf, pos, True)
         if members_n < 0:
             raise DecodeError("non-nullable field members was null", offset=pos)
-        elif members_n == 0:  # no element: no loop to set up
-            group.members = []
+        elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             members_items: list[Member] = []
             for members_index in range(members_n):
@@ -2460,8 +2464,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                         client_tags_n, pos = _w.read_count(buf, pos, True)
                     if client_tags_n < 0:
                         raise DecodeError("non-nullable field client_tags was null", offset=pos)
-                    elif client_tags_n == 0:  # no element: no loop to set up
-                        members_item.client_tags = []
+                    elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         client_tags_items: list[KeyValue] = []
                         for client_tags_index in range(client_tags_n):
@@ -2503,8 +2507,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                         task_offsets_n, pos = _w.read_count(buf, pos, True)
                     if task_offsets_n < 0:
                         raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-                    elif task_offsets_n == 0:  # no element: no loop to set up
-                        members_item.task_offsets = []
+                    elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         task_offsets_items: list[TaskOffset] = []
                         for task_offsets_index in range(task_offsets_n):
@@ -2542,8 +2546,8 @@ def _read_DescribedGroup_v0(buf: bytes, pos: int) -> tuple[DescribedGroup, int]:
                         task_end_offsets_n, pos = _w.read_count(buf, pos, True)
                     if task_end_offsets_n < 0:
                         raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-                    elif task_end_offsets_n == 0:  # no element: no loop to set up
-                        members_item.task_end_offsets = []
+                    elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         task_end_offsets_items: list[TaskOffset] = []
                         for task_end_offsets_index in range(task_end_offsets_n):
@@ -2702,8 +2706,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
             groups_n, pos = _w.read_count(buf, pos, True)
         if groups_n < 0:
             raise DecodeError("non-nullable field groups was null", offset=pos)
-        elif groups_n == 0:  # no element: no loop to set up
-            response.groups = []
+        elif groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             groups_items: list[DescribedGroup] = []
             for groups_index in range(groups_n):
@@ -2751,8 +2755,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                         members_n, pos = _w.read_count(buf, pos, True)
                     if members_n < 0:
                         raise DecodeError("non-nullable field members was null", offset=pos)
-                    elif members_n == 0:  # no element: no loop to set up
-                        groups_item.members = []
+                    elif members_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         members_items: list[Member] = []
                         for members_index in range(members_n):
@@ -2821,8 +2825,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                     client_tags_n, pos = _w.read_count(buf, pos, True)
                                 if client_tags_n < 0:
                                     raise DecodeError("non-nullable field client_tags was null", offset=pos)
-                                elif client_tags_n == 0:  # no element: no loop to set up
-                                    members_item.client_tags = []
+                                elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     client_tags_items: list[KeyValue] = []
                                     for client_tags_index in range(client_tags_n):
@@ -2864,8 +2868,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                     task_offsets_n, pos = _w.read_count(buf, pos, True)
                                 if task_offsets_n < 0:
                                     raise DecodeError("non-nullable field task_offsets was null", offset=pos)
-                                elif task_offsets_n == 0:  # no element: no loop to set up
-                                    members_item.task_offsets = []
+                                elif task_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     task_offsets_items: list[TaskOffset] = []
                                     for task_offsets_index in range(task_offsets_n):
@@ -2903,8 +2907,8 @@ def _read_StreamsGroupDescribeResponse_v0(buf: bytes, pos: int) -> tuple[Streams
                                     task_end_offsets_n, pos = _w.read_count(buf, pos, True)
                                 if task_end_offsets_n < 0:
                                     raise DecodeError("non-nullable field task_end_offsets was null", offset=pos)
-                                elif task_end_offsets_n == 0:  # no element: no loop to set up
-                                    members_item.task_end_offsets = []
+                                elif task_end_offsets_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     task_end_offsets_items: list[TaskOffset] = []
                                     for task_end_offsets_index in range(task_end_offsets_n):

@@ -696,8 +696,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            info.topic_configs = []
+        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_configs_items: list[KeyValue] = []
             for topic_configs_index in range(topic_configs_n):
@@ -936,7 +936,8 @@ def _read_TaskIds_v0(buf: bytes, pos: int) -> tuple[TaskIds, int]:
         partitions_n = buf[pos] - 1
         partitions_end = pos + 1 + partitions_n * 4
         if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-            ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                ids.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partitions_end
         else:
             partitions_n, pos = _w.read_count(buf, pos, True)
@@ -1014,7 +1015,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         source_topics_n = buf[pos] - 1
         source_topics_end = pos + 1 + source_topics_n * 2
         if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-            group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = source_topics_end
         else:
             source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1026,7 +1028,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         source_topic_regex_n = buf[pos] - 1
         source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
         if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-            group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = source_topic_regex_end
         else:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -1038,7 +1041,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         repartition_source_topics_n = buf[pos] - 1
         repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
         if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-            group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = repartition_source_topics_end
         else:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1150,8 +1154,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            subtopology.source_topics = []
+        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -1167,8 +1171,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
         if source_topic_regex_n < 0:
             raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: no loop to set up
-            subtopology.source_topic_regex = []
+        elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topic_regex_items: list[str] = []
             for index in range(source_topic_regex_n):
@@ -1184,8 +1188,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            subtopology.state_changelog_topics = []
+        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1210,8 +1214,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        state_changelog_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[KeyValue] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -1266,8 +1270,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_sink_topics = []
+        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -1283,8 +1287,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_source_topics = []
+        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1309,8 +1313,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        repartition_source_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[KeyValue] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -1365,8 +1369,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             copartition_groups_n, pos = _w.read_count(buf, pos, True)
         if copartition_groups_n < 0:
             raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: no loop to set up
-            subtopology.copartition_groups = []
+        elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             copartition_groups_items: list[CopartitionGroup] = []
             for copartition_groups_index in range(copartition_groups_n):
@@ -1376,7 +1380,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     source_topics_n = buf[pos] - 1
                     source_topics_end = pos + 1 + source_topics_n * 2
                     if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = source_topics_end
                     else:
                         source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1388,7 +1393,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     source_topic_regex_n = buf[pos] - 1
                     source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                     if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = source_topic_regex_end
                     else:
                         source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -1400,7 +1406,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     repartition_source_topics_n = buf[pos] - 1
                     repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                     if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = repartition_source_topics_end
                     else:
                         repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1609,8 +1616,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: no loop to set up
-            topology.subtopologies = []
+        elif subtopologies_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             subtopologies_items: list[Subtopology] = []
             for subtopologies_index in range(subtopologies_n):
@@ -1632,8 +1639,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         source_topics_n, pos = _w.read_count(buf, pos, True)
                     if source_topics_n < 0:
                         raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                    elif source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.source_topics = []
+                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         source_topics_items: list[str] = []
                         for index in range(source_topics_n):
@@ -1649,8 +1656,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         source_topic_regex_n, pos = _w.read_count(buf, pos, True)
                     if source_topic_regex_n < 0:
                         raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                    elif source_topic_regex_n == 0:  # no element: no loop to set up
-                        subtopologies_item.source_topic_regex = []
+                    elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         source_topic_regex_items: list[str] = []
                         for index in range(source_topic_regex_n):
@@ -1666,8 +1673,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                     if state_changelog_topics_n < 0:
                         raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                    elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.state_changelog_topics = []
+                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         state_changelog_topics_items: list[TopicInfo] = []
                         for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1692,8 +1699,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    state_changelog_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[KeyValue] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -1748,8 +1755,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_sink_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                    elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_sink_topics = []
+                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_sink_topics_items: list[str] = []
                         for index in range(repartition_sink_topics_n):
@@ -1765,8 +1772,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_source_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                    elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_source_topics = []
+                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_source_topics_items: list[TopicInfo] = []
                         for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1791,8 +1798,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    repartition_source_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[KeyValue] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -1847,8 +1854,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                         copartition_groups_n, pos = _w.read_count(buf, pos, True)
                     if copartition_groups_n < 0:
                         raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-                    elif copartition_groups_n == 0:  # no element: no loop to set up
-                        subtopologies_item.copartition_groups = []
+                    elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         copartition_groups_items: list[CopartitionGroup] = []
                         for copartition_groups_index in range(copartition_groups_n):
@@ -1858,7 +1865,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 source_topics_n = buf[pos] - 1
                                 source_topics_end = pos + 1 + source_topics_n * 2
                                 if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = source_topics_end
                                 else:
                                     source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1870,7 +1878,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 source_topic_regex_n = buf[pos] - 1
                                 source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                                 if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = source_topic_regex_end
                                 else:
                                     source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -1882,7 +1891,8 @@ def _read_Topology_v0(buf: bytes, pos: int) -> tuple[Topology, int]:
                                 repartition_source_topics_n = buf[pos] - 1
                                 repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                                 if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = repartition_source_topics_end
                                 else:
                                     repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -2044,7 +2054,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            active_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -2092,7 +2103,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            standby_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)
@@ -2140,7 +2152,8 @@ def _read_StreamsGroupHeartbeatRequest_v0(buf: bytes, pos: int) -> tuple[Streams
                     partitions_n = buf[pos] - 1
                     partitions_end = pos + 1 + partitions_n * 4
                     if 0 <= partitions_n < 32 and partitions_end <= size:  # the usual case: a short array
-                        warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partitions_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            warmup_tasks_item.partitions = [*_unpack_int32s[partitions_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partitions_end
                     else:
                         partitions_n, pos = _w.read_count(buf, pos, True)

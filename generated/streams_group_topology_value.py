@@ -406,8 +406,8 @@ def _read_TopicInfo_v0(buf: bytes, pos: int) -> tuple[TopicInfo, int]:
             topic_configs_n, pos = _w.read_count(buf, pos, True)
         if topic_configs_n < 0:
             raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-        elif topic_configs_n == 0:  # no element: no loop to set up
-            info.topic_configs = []
+        elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_configs_items: list[TopicConfig] = []
             for topic_configs_index in range(topic_configs_n):
@@ -515,7 +515,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         source_topics_n = buf[pos] - 1
         source_topics_end = pos + 1 + source_topics_n * 2
         if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-            group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = source_topics_end
         else:
             source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -527,7 +528,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         source_topic_regex_n = buf[pos] - 1
         source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
         if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-            group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = source_topic_regex_end
         else:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -539,7 +541,8 @@ def _read_CopartitionGroup_v0(buf: bytes, pos: int) -> tuple[CopartitionGroup, i
         repartition_source_topics_n = buf[pos] - 1
         repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
         if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-            group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                group.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = repartition_source_topics_end
         else:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -651,8 +654,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topics_n, pos = _w.read_count(buf, pos, True)
         if source_topics_n < 0:
             raise DecodeError("non-nullable field source_topics was null", offset=pos)
-        elif source_topics_n == 0:  # no element: no loop to set up
-            subtopology.source_topics = []
+        elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topics_items: list[str] = []
             for index in range(source_topics_n):
@@ -668,8 +671,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             source_topic_regex_n, pos = _w.read_count(buf, pos, True)
         if source_topic_regex_n < 0:
             raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-        elif source_topic_regex_n == 0:  # no element: no loop to set up
-            subtopology.source_topic_regex = []
+        elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             source_topic_regex_items: list[str] = []
             for index in range(source_topic_regex_n):
@@ -685,8 +688,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
         if state_changelog_topics_n < 0:
             raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-        elif state_changelog_topics_n == 0:  # no element: no loop to set up
-            subtopology.state_changelog_topics = []
+        elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_changelog_topics_items: list[TopicInfo] = []
             for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -711,8 +714,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        state_changelog_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[TopicConfig] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -767,8 +770,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_sink_topics_n < 0:
             raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-        elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_sink_topics = []
+        elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_sink_topics_items: list[str] = []
             for index in range(repartition_sink_topics_n):
@@ -784,8 +787,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
         if repartition_source_topics_n < 0:
             raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-        elif repartition_source_topics_n == 0:  # no element: no loop to set up
-            subtopology.repartition_source_topics = []
+        elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             repartition_source_topics_items: list[TopicInfo] = []
             for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -810,8 +813,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                         topic_configs_n, pos = _w.read_count(buf, pos, True)
                     if topic_configs_n < 0:
                         raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                    elif topic_configs_n == 0:  # no element: no loop to set up
-                        repartition_source_topics_item.topic_configs = []
+                    elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topic_configs_items: list[TopicConfig] = []
                         for topic_configs_index in range(topic_configs_n):
@@ -866,8 +869,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
             copartition_groups_n, pos = _w.read_count(buf, pos, True)
         if copartition_groups_n < 0:
             raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-        elif copartition_groups_n == 0:  # no element: no loop to set up
-            subtopology.copartition_groups = []
+        elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             copartition_groups_items: list[CopartitionGroup] = []
             for copartition_groups_index in range(copartition_groups_n):
@@ -877,7 +880,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     source_topics_n = buf[pos] - 1
                     source_topics_end = pos + 1 + source_topics_n * 2
                     if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = source_topics_end
                     else:
                         source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -889,7 +893,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     source_topic_regex_n = buf[pos] - 1
                     source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                     if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = source_topic_regex_end
                     else:
                         source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -901,7 +906,8 @@ def _read_Subtopology_v0(buf: bytes, pos: int) -> tuple[Subtopology, int]:
                     repartition_source_topics_n = buf[pos] - 1
                     repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                     if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = repartition_source_topics_end
                     else:
                         repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1110,8 +1116,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
             subtopologies_n, pos = _w.read_count(buf, pos, True)
         if subtopologies_n < 0:
             raise DecodeError("non-nullable field subtopologies was null", offset=pos)
-        elif subtopologies_n == 0:  # no element: no loop to set up
-            value.subtopologies = []
+        elif subtopologies_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             subtopologies_items: list[Subtopology] = []
             for subtopologies_index in range(subtopologies_n):
@@ -1133,8 +1139,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         source_topics_n, pos = _w.read_count(buf, pos, True)
                     if source_topics_n < 0:
                         raise DecodeError("non-nullable field source_topics was null", offset=pos)
-                    elif source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.source_topics = []
+                    elif source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         source_topics_items: list[str] = []
                         for index in range(source_topics_n):
@@ -1150,8 +1156,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         source_topic_regex_n, pos = _w.read_count(buf, pos, True)
                     if source_topic_regex_n < 0:
                         raise DecodeError("non-nullable field source_topic_regex was null", offset=pos)
-                    elif source_topic_regex_n == 0:  # no element: no loop to set up
-                        subtopologies_item.source_topic_regex = []
+                    elif source_topic_regex_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         source_topic_regex_items: list[str] = []
                         for index in range(source_topic_regex_n):
@@ -1167,8 +1173,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         state_changelog_topics_n, pos = _w.read_count(buf, pos, True)
                     if state_changelog_topics_n < 0:
                         raise DecodeError("non-nullable field state_changelog_topics was null", offset=pos)
-                    elif state_changelog_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.state_changelog_topics = []
+                    elif state_changelog_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         state_changelog_topics_items: list[TopicInfo] = []
                         for state_changelog_topics_index in range(state_changelog_topics_n):
@@ -1193,8 +1199,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    state_changelog_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[TopicConfig] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -1249,8 +1255,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         repartition_sink_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_sink_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_sink_topics was null", offset=pos)
-                    elif repartition_sink_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_sink_topics = []
+                    elif repartition_sink_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_sink_topics_items: list[str] = []
                         for index in range(repartition_sink_topics_n):
@@ -1266,8 +1272,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         repartition_source_topics_n, pos = _w.read_count(buf, pos, True)
                     if repartition_source_topics_n < 0:
                         raise DecodeError("non-nullable field repartition_source_topics was null", offset=pos)
-                    elif repartition_source_topics_n == 0:  # no element: no loop to set up
-                        subtopologies_item.repartition_source_topics = []
+                    elif repartition_source_topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         repartition_source_topics_items: list[TopicInfo] = []
                         for repartition_source_topics_index in range(repartition_source_topics_n):
@@ -1292,8 +1298,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                     topic_configs_n, pos = _w.read_count(buf, pos, True)
                                 if topic_configs_n < 0:
                                     raise DecodeError("non-nullable field topic_configs was null", offset=pos)
-                                elif topic_configs_n == 0:  # no element: no loop to set up
-                                    repartition_source_topics_item.topic_configs = []
+                                elif topic_configs_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     topic_configs_items: list[TopicConfig] = []
                                     for topic_configs_index in range(topic_configs_n):
@@ -1348,8 +1354,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                         copartition_groups_n, pos = _w.read_count(buf, pos, True)
                     if copartition_groups_n < 0:
                         raise DecodeError("non-nullable field copartition_groups was null", offset=pos)
-                    elif copartition_groups_n == 0:  # no element: no loop to set up
-                        subtopologies_item.copartition_groups = []
+                    elif copartition_groups_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         copartition_groups_items: list[CopartitionGroup] = []
                         for copartition_groups_index in range(copartition_groups_n):
@@ -1359,7 +1365,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 source_topics_n = buf[pos] - 1
                                 source_topics_end = pos + 1 + source_topics_n * 2
                                 if 0 <= source_topics_n < 32 and source_topics_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.source_topics = [*_unpack_int16s[source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = source_topics_end
                                 else:
                                     source_topics_n, pos = _w.read_count(buf, pos, True)
@@ -1371,7 +1378,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 source_topic_regex_n = buf[pos] - 1
                                 source_topic_regex_end = pos + 1 + source_topic_regex_n * 2
                                 if 0 <= source_topic_regex_n < 32 and source_topic_regex_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if source_topic_regex_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.source_topic_regex = [*_unpack_int16s[source_topic_regex_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = source_topic_regex_end
                                 else:
                                     source_topic_regex_n, pos = _w.read_count(buf, pos, True)
@@ -1383,7 +1391,8 @@ def _read_StreamsGroupTopologyValue_v0(buf: bytes, pos: int) -> tuple[StreamsGro
                                 repartition_source_topics_n = buf[pos] - 1
                                 repartition_source_topics_end = pos + 1 + repartition_source_topics_n * 2
                                 if 0 <= repartition_source_topics_n < 32 and repartition_source_topics_end <= size:  # the usual case: a short array
-                                    copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if repartition_source_topics_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        copartition_groups_item.repartition_source_topics = [*_unpack_int16s[repartition_source_topics_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = repartition_source_topics_end
                                 else:
                                     repartition_source_topics_n, pos = _w.read_count(buf, pos, True)

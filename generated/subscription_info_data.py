@@ -420,8 +420,8 @@ def _read_TaskOffsetSum_v7_9(buf: bytes, pos: int) -> tuple[TaskOffsetSum, int]:
         partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
         if partition_to_offset_sum_n < 0:
             raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-        elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-            task_offset_sum.partition_to_offset_sum = []
+        elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -584,8 +584,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            data.prev_tasks = []
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -608,8 +608,8 @@ def _read_SubscriptionInfoData_v1(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            data.standby_tasks = []
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -715,8 +715,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            data.prev_tasks = []
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -739,8 +739,8 @@ def _read_SubscriptionInfoData_v2(buf: bytes, pos: int) -> tuple[SubscriptionInf
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            data.standby_tasks = []
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -850,8 +850,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         prev_tasks_n, pos = _w.read_count(buf, pos, False)
         if prev_tasks_n < 0:
             raise DecodeError("non-nullable field prev_tasks was null", offset=pos)
-        elif prev_tasks_n == 0:  # no element: no loop to set up
-            data.prev_tasks = []
+        elif prev_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             prev_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -874,8 +874,8 @@ def _read_SubscriptionInfoData_v3_6(buf: bytes, pos: int) -> tuple[SubscriptionI
         standby_tasks_n, pos = _w.read_count(buf, pos, False)
         if standby_tasks_n < 0:
             raise DecodeError("non-nullable field standby_tasks was null", offset=pos)
-        elif standby_tasks_n == 0:  # no element: no loop to set up
-            data.standby_tasks = []
+        elif standby_tasks_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             standby_tasks_items: list[TaskId] = []
             # Every element is fixed-width: one iter_unpack for all.
@@ -985,8 +985,8 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            data.task_offset_sums = []
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1003,8 +1003,8 @@ def _read_SubscriptionInfoData_v7(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        task_offset_sums_item.partition_to_offset_sum = []
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1106,8 +1106,8 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            data.task_offset_sums = []
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1124,8 +1124,8 @@ def _read_SubscriptionInfoData_v8(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        task_offset_sums_item.partition_to_offset_sum = []
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1229,8 +1229,8 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            data.task_offset_sums = []
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1247,8 +1247,8 @@ def _read_SubscriptionInfoData_v9(buf: bytes, pos: int) -> tuple[SubscriptionInf
                     partition_to_offset_sum_n, pos = _w.read_count(buf, pos, False)
                     if partition_to_offset_sum_n < 0:
                         raise DecodeError("non-nullable field partition_to_offset_sum was null", offset=pos)
-                    elif partition_to_offset_sum_n == 0:  # no element: no loop to set up
-                        task_offset_sums_item.partition_to_offset_sum = []
+                    elif partition_to_offset_sum_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_to_offset_sum_items: list[PartitionToOffsetSum] = []
                         # Every element is fixed-width: one iter_unpack for all.
@@ -1349,8 +1349,8 @@ def _read_SubscriptionInfoData_v10(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            data.task_offset_sums = []
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1444,8 +1444,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         task_offset_sums_n, pos = _w.read_count(buf, pos, False)
         if task_offset_sums_n < 0:
             raise DecodeError("non-nullable field task_offset_sums was null", offset=pos)
-        elif task_offset_sums_n == 0:  # no element: no loop to set up
-            data.task_offset_sums = []
+        elif task_offset_sums_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             task_offset_sums_items: list[TaskOffsetSum] = []
             for task_offset_sums_index in range(task_offset_sums_n):
@@ -1472,8 +1472,8 @@ def _read_SubscriptionInfoData_v11(buf: bytes, pos: int) -> tuple[SubscriptionIn
         client_tags_n, pos = _w.read_count(buf, pos, False)
         if client_tags_n < 0:
             raise DecodeError("non-nullable field client_tags was null", offset=pos)
-        elif client_tags_n == 0:  # no element: no loop to set up
-            data.client_tags = []
+        elif client_tags_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             client_tags_items: list[ClientTag] = []
             for client_tags_index in range(client_tags_n):

@@ -257,7 +257,8 @@ def _read_PartitionsSchema_v1(buf: bytes, pos: int) -> tuple[PartitionsSchema, i
         partition_ids_n = buf[pos] - 1
         partition_ids_end = pos + 1 + partition_ids_n * 4
         if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
-            schema.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                schema.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_ids_end
         else:
             partition_ids_n, pos = _w.read_count(buf, pos, True)
@@ -342,8 +343,8 @@ def _read_TransactionLogValue_v0(buf: bytes, pos: int) -> tuple[TransactionLogVa
         transaction_partitions_n, pos = _w.read_count(buf, pos, False)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
-        elif transaction_partitions_n == 0:  # no element: no loop to set up
-            value.transaction_partitions = []
+        elif transaction_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
             for transaction_partitions_index in range(transaction_partitions_n):
@@ -439,8 +440,8 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
             transaction_partitions_n, pos = _w.read_count(buf, pos, True)
         if transaction_partitions_n < 0:
             value.transaction_partitions = None
-        elif transaction_partitions_n == 0:  # no element: no loop to set up
-            value.transaction_partitions = []
+        elif transaction_partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             transaction_partitions_items: list[PartitionsSchema] = []
             for transaction_partitions_index in range(transaction_partitions_n):
@@ -457,7 +458,8 @@ def _read_TransactionLogValue_v1(buf: bytes, pos: int) -> tuple[TransactionLogVa
                     partition_ids_n = buf[pos] - 1
                     partition_ids_end = pos + 1 + partition_ids_n * 4
                     if 0 <= partition_ids_n < 32 and partition_ids_end <= size:  # the usual case: a short array
-                        transaction_partitions_item.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partition_ids_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            transaction_partitions_item.partition_ids = [*_unpack_int32s[partition_ids_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partition_ids_end
                     else:
                         partition_ids_n, pos = _w.read_count(buf, pos, True)

@@ -684,7 +684,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         isr_n = buf[pos] - 1
         isr_end = pos + 1 + isr_n * 4
         if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-            state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = isr_end
         else:
             isr_n, pos = _w.read_count(buf, pos, True)
@@ -699,7 +700,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         replicas_n = buf[pos] - 1
         replicas_end = pos + 1 + replicas_n * 4
         if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-            state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = replicas_end
         else:
             replicas_n, pos = _w.read_count(buf, pos, True)
@@ -711,7 +713,8 @@ def _read_UpdateMetadataPartitionState_v6_8(buf: bytes, pos: int) -> tuple[Updat
         offline_replicas_n = buf[pos] - 1
         offline_replicas_end = pos + 1 + offline_replicas_n * 4
         if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-            state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                state.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = offline_replicas_end
         else:
             offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -818,8 +821,8 @@ def _read_UpdateMetadataTopicState_v5(buf: bytes, pos: int) -> tuple[UpdateMetad
         partition_states_n, pos = _w.read_count(buf, pos, False)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -923,8 +926,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -938,7 +941,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
                     if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -953,7 +957,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -965,7 +970,8 @@ def _read_UpdateMetadataTopicState_v6(buf: bytes, pos: int) -> tuple[UpdateMetad
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1073,8 +1079,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
             partition_states_n, pos = _w.read_count(buf, pos, True)
         if partition_states_n < 0:
             raise DecodeError("non-nullable field partition_states was null", offset=pos)
-        elif partition_states_n == 0:  # no element: no loop to set up
-            state.partition_states = []
+        elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partition_states_items: list[UpdateMetadataPartitionState] = []
             for partition_states_index in range(partition_states_n):
@@ -1088,7 +1094,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                     isr_n = buf[pos] - 1
                     isr_end = pos + 1 + isr_n * 4
                     if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = isr_end
                     else:
                         isr_n, pos = _w.read_count(buf, pos, True)
@@ -1103,7 +1110,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                     replicas_n = buf[pos] - 1
                     replicas_end = pos + 1 + replicas_n * 4
                     if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = replicas_end
                     else:
                         replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1115,7 +1123,8 @@ def _read_UpdateMetadataTopicState_v7_8(buf: bytes, pos: int) -> tuple[UpdateMet
                     offline_replicas_n = buf[pos] - 1
                     offline_replicas_end = pos + 1 + offline_replicas_n * 4
                     if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = offline_replicas_end
                     else:
                         offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -1443,8 +1452,8 @@ def _read_UpdateMetadataBroker_v1(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            broker.endpoints = []
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1521,8 +1530,8 @@ def _read_UpdateMetadataBroker_v2(buf: bytes, pos: int) -> tuple[UpdateMetadataB
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            broker.endpoints = []
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1604,8 +1613,8 @@ def _read_UpdateMetadataBroker_v3_5(buf: bytes, pos: int) -> tuple[UpdateMetadat
         endpoints_n, pos = _w.read_count(buf, pos, False)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            broker.endpoints = []
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1693,8 +1702,8 @@ def _read_UpdateMetadataBroker_v6_8(buf: bytes, pos: int) -> tuple[UpdateMetadat
             endpoints_n, pos = _w.read_count(buf, pos, True)
         if endpoints_n < 0:
             raise DecodeError("non-nullable field endpoints was null", offset=pos)
-        elif endpoints_n == 0:  # no element: no loop to set up
-            broker.endpoints = []
+        elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             endpoints_items: list[UpdateMetadataEndpoint] = []
             for endpoints_index in range(endpoints_n):
@@ -1814,8 +1823,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -1854,8 +1863,8 @@ def _read_UpdateMetadataRequest_v0(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -1954,8 +1963,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -1994,8 +2003,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2012,8 +2021,8 @@ def _read_UpdateMetadataRequest_v1(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2120,8 +2129,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2160,8 +2169,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2177,8 +2186,8 @@ def _read_UpdateMetadataRequest_v2(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2287,8 +2296,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2327,8 +2336,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2344,8 +2353,8 @@ def _read_UpdateMetadataRequest_v3(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2455,8 +2464,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         ungrouped_partition_states_n, pos = _w.read_count(buf, pos, False)
         if ungrouped_partition_states_n < 0:
             raise DecodeError("non-nullable field ungrouped_partition_states was null", offset=pos)
-        elif ungrouped_partition_states_n == 0:  # no element: no loop to set up
-            request.ungrouped_partition_states = []
+        elif ungrouped_partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             ungrouped_partition_states_items: list[UpdateMetadataPartitionState] = []
             for ungrouped_partition_states_index in range(ungrouped_partition_states_n):
@@ -2501,8 +2510,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2518,8 +2527,8 @@ def _read_UpdateMetadataRequest_v4(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2628,8 +2637,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         topic_states_n, pos = _w.read_count(buf, pos, False)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2643,8 +2652,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     partition_states_n, pos = _w.read_count(buf, pos, False)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[UpdateMetadataPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2696,8 +2705,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
         live_brokers_n, pos = _w.read_count(buf, pos, False)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2713,8 +2722,8 @@ def _read_UpdateMetadataRequest_v5(buf: bytes, pos: int) -> tuple[UpdateMetadata
                     endpoints_n, pos = _w.read_count(buf, pos, False)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -2828,8 +2837,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -2852,8 +2861,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[UpdateMetadataPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -2867,7 +2876,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -2882,7 +2892,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2894,7 +2905,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -2937,8 +2949,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -2958,8 +2970,8 @@ def _read_UpdateMetadataRequest_v6(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         endpoints_n, pos = _w.read_count(buf, pos, True)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -3118,8 +3130,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -3143,8 +3155,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[UpdateMetadataPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -3158,7 +3170,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -3173,7 +3186,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3185,7 +3199,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3228,8 +3243,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -3249,8 +3264,8 @@ def _read_UpdateMetadataRequest_v7(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         endpoints_n, pos = _w.read_count(buf, pos, True)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):
@@ -3408,8 +3423,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             topic_states_n, pos = _w.read_count(buf, pos, True)
         if topic_states_n < 0:
             raise DecodeError("non-nullable field topic_states was null", offset=pos)
-        elif topic_states_n == 0:  # no element: no loop to set up
-            request.topic_states = []
+        elif topic_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topic_states_items: list[UpdateMetadataTopicState] = []
             for topic_states_index in range(topic_states_n):
@@ -3433,8 +3448,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         partition_states_n, pos = _w.read_count(buf, pos, True)
                     if partition_states_n < 0:
                         raise DecodeError("non-nullable field partition_states was null", offset=pos)
-                    elif partition_states_n == 0:  # no element: no loop to set up
-                        topic_states_item.partition_states = []
+                    elif partition_states_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partition_states_items: list[UpdateMetadataPartitionState] = []
                         for partition_states_index in range(partition_states_n):
@@ -3448,7 +3463,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 isr_n = buf[pos] - 1
                                 isr_end = pos + 1 + isr_n * 4
                                 if 0 <= isr_n < 32 and isr_end <= size:  # the usual case: a short array
-                                    partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if isr_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.isr = [*_unpack_int32s[isr_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = isr_end
                                 else:
                                     isr_n, pos = _w.read_count(buf, pos, True)
@@ -3463,7 +3479,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 replicas_n = buf[pos] - 1
                                 replicas_end = pos + 1 + replicas_n * 4
                                 if 0 <= replicas_n < 32 and replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.replicas = [*_unpack_int32s[replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = replicas_end
                                 else:
                                     replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3475,7 +3492,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                                 offline_replicas_n = buf[pos] - 1
                                 offline_replicas_end = pos + 1 + offline_replicas_n * 4
                                 if 0 <= offline_replicas_n < 32 and offline_replicas_end <= size:  # the usual case: a short array
-                                    partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if offline_replicas_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        partition_states_item.offline_replicas = [*_unpack_int32s[offline_replicas_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = offline_replicas_end
                                 else:
                                     offline_replicas_n, pos = _w.read_count(buf, pos, True)
@@ -3518,8 +3536,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
             live_brokers_n, pos = _w.read_count(buf, pos, True)
         if live_brokers_n < 0:
             raise DecodeError("non-nullable field live_brokers was null", offset=pos)
-        elif live_brokers_n == 0:  # no element: no loop to set up
-            request.live_brokers = []
+        elif live_brokers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             live_brokers_items: list[UpdateMetadataBroker] = []
             for live_brokers_index in range(live_brokers_n):
@@ -3539,8 +3557,8 @@ def _read_UpdateMetadataRequest_v8(buf: bytes, pos: int) -> tuple[UpdateMetadata
                         endpoints_n, pos = _w.read_count(buf, pos, True)
                     if endpoints_n < 0:
                         raise DecodeError("non-nullable field endpoints was null", offset=pos)
-                    elif endpoints_n == 0:  # no element: no loop to set up
-                        live_brokers_item.endpoints = []
+                    elif endpoints_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         endpoints_items: list[UpdateMetadataEndpoint] = []
                         for endpoints_index in range(endpoints_n):

@@ -317,8 +317,8 @@ def _read_PartitionData_v0(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            data.state_batches = []
+        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -409,8 +409,8 @@ def _read_PartitionData_v1(buf: bytes, pos: int) -> tuple[PartitionData, int]:
             state_batches_n, pos = _w.read_count(buf, pos, True)
         if state_batches_n < 0:
             raise DecodeError("non-nullable field state_batches was null", offset=pos)
-        elif state_batches_n == 0:  # no element: no loop to set up
-            data.state_batches = []
+        elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             state_batches_items: list[StateBatch] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -500,8 +500,8 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -520,8 +520,8 @@ def _read_WriteStateData_v0(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                         state_batches_n, pos = _w.read_count(buf, pos, True)
                     if state_batches_n < 0:
                         raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                    elif state_batches_n == 0:  # no element: no loop to set up
-                        partitions_item.state_batches = []
+                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         state_batches_items: list[StateBatch] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -625,8 +625,8 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            data.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[PartitionData] = []
             for partitions_index in range(partitions_n):
@@ -644,8 +644,8 @@ def _read_WriteStateData_v1(buf: bytes, pos: int) -> tuple[WriteStateData, int]:
                         state_batches_n, pos = _w.read_count(buf, pos, True)
                     if state_batches_n < 0:
                         raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                    elif state_batches_n == 0:  # no element: no loop to set up
-                        partitions_item.state_batches = []
+                    elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         state_batches_items: list[StateBatch] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -754,8 +754,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WriteStateData] = []
             for topics_index in range(topics_n):
@@ -772,8 +772,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -792,8 +792,8 @@ def _read_WriteShareGroupStateRequest_v0(buf: bytes, pos: int) -> tuple[WriteSha
                                     state_batches_n, pos = _w.read_count(buf, pos, True)
                                 if state_batches_n < 0:
                                     raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                elif state_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.state_batches = []
+                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     state_batches_items: list[StateBatch] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -922,8 +922,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            request.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WriteStateData] = []
             for topics_index in range(topics_n):
@@ -940,8 +940,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[PartitionData] = []
                         for partitions_index in range(partitions_n):
@@ -959,8 +959,8 @@ def _read_WriteShareGroupStateRequest_v1(buf: bytes, pos: int) -> tuple[WriteSha
                                     state_batches_n, pos = _w.read_count(buf, pos, True)
                                 if state_batches_n < 0:
                                     raise DecodeError("non-nullable field state_batches was null", offset=pos)
-                                elif state_batches_n == 0:  # no element: no loop to set up
-                                    partitions_item.state_batches = []
+                                elif state_batches_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     state_batches_items: list[StateBatch] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -207,7 +207,8 @@ def _read_WritableTxnMarkerTopic_v1_2(buf: bytes, pos: int) -> tuple[WritableTxn
         partition_indexes_n = buf[pos] - 1
         partition_indexes_end = pos + 1 + partition_indexes_n * 4
         if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-            topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+            if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                topic.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
             pos = partition_indexes_end
         else:
             partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -294,8 +295,8 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            marker.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
             for topics_index in range(topics_n):
@@ -312,7 +313,8 @@ def _read_WritableTxnMarker_v1(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                     partition_indexes_n = buf[pos] - 1
                     partition_indexes_end = pos + 1 + partition_indexes_n * 4
                     if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partition_indexes_end
                     else:
                         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -411,8 +413,8 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            marker.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopic] = []
             for topics_index in range(topics_n):
@@ -429,7 +431,8 @@ def _read_WritableTxnMarker_v2(buf: bytes, pos: int) -> tuple[WritableTxnMarker,
                     partition_indexes_n = buf[pos] - 1
                     partition_indexes_end = pos + 1 + partition_indexes_n * 4
                     if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                        if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                            topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                         pos = partition_indexes_end
                     else:
                         partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -525,8 +528,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            request.markers = []
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarker] = []
             for markers_index in range(markers_n):
@@ -545,8 +548,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        markers_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[WritableTxnMarkerTopic] = []
                         for topics_index in range(topics_n):
@@ -563,7 +566,8 @@ def _read_WriteTxnMarkersRequest_v1(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                 partition_indexes_n = buf[pos] - 1
                                 partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                 if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = partition_indexes_end
                                 else:
                                     partition_indexes_n, pos = _w.read_count(buf, pos, True)
@@ -668,8 +672,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            request.markers = []
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarker] = []
             for markers_index in range(markers_n):
@@ -687,8 +691,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        markers_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[WritableTxnMarkerTopic] = []
                         for topics_index in range(topics_n):
@@ -705,7 +709,8 @@ def _read_WriteTxnMarkersRequest_v2(buf: bytes, pos: int) -> tuple[WriteTxnMarke
                                 partition_indexes_n = buf[pos] - 1
                                 partition_indexes_end = pos + 1 + partition_indexes_n * 4
                                 if 0 <= partition_indexes_n < 32 and partition_indexes_end <= size:  # the usual case: a short array
-                                    topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
+                                    if partition_indexes_n:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)
+                                        topics_item.partition_indexes = [*_unpack_int32s[partition_indexes_n](buf, pos + 1)]  # [*t] beats list(t) by a call
                                     pos = partition_indexes_end
                                 else:
                                     partition_indexes_n, pos = _w.read_count(buf, pos, True)

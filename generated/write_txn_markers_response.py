@@ -272,8 +272,8 @@ def _read_WritableTxnMarkerTopicResult_v1_2(buf: bytes, pos: int) -> tuple[Writa
             partitions_n, pos = _w.read_count(buf, pos, True)
         if partitions_n < 0:
             raise DecodeError("non-nullable field partitions was null", offset=pos)
-        elif partitions_n == 0:  # no element: no loop to set up
-            result.partitions = []
+        elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             partitions_items: list[WritableTxnMarkerPartitionResult] = []
             # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -372,8 +372,8 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
             topics_n, pos = _w.read_count(buf, pos, True)
         if topics_n < 0:
             raise DecodeError("non-nullable field topics was null", offset=pos)
-        elif topics_n == 0:  # no element: no loop to set up
-            result.topics = []
+        elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             topics_items: list[WritableTxnMarkerTopicResult] = []
             for topics_index in range(topics_n):
@@ -395,8 +395,8 @@ def _read_WritableTxnMarkerResult_v1_2(buf: bytes, pos: int) -> tuple[WritableTx
                         partitions_n, pos = _w.read_count(buf, pos, True)
                     if partitions_n < 0:
                         raise DecodeError("non-nullable field partitions was null", offset=pos)
-                    elif partitions_n == 0:  # no element: no loop to set up
-                        topics_item.partitions = []
+                    elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         partitions_items: list[WritableTxnMarkerPartitionResult] = []
                         # Every element is fixed-width with an empty tagged section: one iter_unpack for all.
@@ -497,8 +497,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
             markers_n, pos = _w.read_count(buf, pos, True)
         if markers_n < 0:
             raise DecodeError("non-nullable field markers was null", offset=pos)
-        elif markers_n == 0:  # no element: no loop to set up
-            response.markers = []
+        elif markers_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+            pass
         else:
             markers_items: list[WritableTxnMarkerResult] = []
             for markers_index in range(markers_n):
@@ -516,8 +516,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
                         topics_n, pos = _w.read_count(buf, pos, True)
                     if topics_n < 0:
                         raise DecodeError("non-nullable field topics was null", offset=pos)
-                    elif topics_n == 0:  # no element: no loop to set up
-                        markers_item.topics = []
+                    elif topics_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                        pass
                     else:
                         topics_items: list[WritableTxnMarkerTopicResult] = []
                         for topics_index in range(topics_n):
@@ -539,8 +539,8 @@ def _read_WriteTxnMarkersResponse_v1_2(buf: bytes, pos: int) -> tuple[WriteTxnMa
                                     partitions_n, pos = _w.read_count(buf, pos, True)
                                 if partitions_n < 0:
                                     raise DecodeError("non-nullable field partitions was null", offset=pos)
-                                elif partitions_n == 0:  # no element: no loop to set up
-                                    topics_item.partitions = []
+                                elif partitions_n == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)
+                                    pass
                                 else:
                                     partitions_items: list[WritableTxnMarkerPartitionResult] = []
                                     # Every element is fixed-width with an empty tagged section: one iter_unpack for all.

@@ -45,6 +45,9 @@ class PurePython:
     # Arrays of structs read their elements inside the loop where the plan allows it: a call
     # costs CPython a frame and a tuple (in compiled code a call is a C call, so it keeps them).
     reads_elements_inline = True
+    # An array read empty is left unset where its default is an empty array: the class's
+    # __getattr__ makes it on first access (kwire.wire.message), as for fields a version lacks.
+    leaves_empty_arrays_unset = True
 
     def hot(self, function: str) -> str:
         """How generated code calls one of the HOT_READERS."""
@@ -114,6 +117,7 @@ class Compiled(PurePython):
     ]
     constant_annotation = ": Final"
     reads_elements_inline = False
+    leaves_empty_arrays_unset = False  # a native class has every attribute set
 
     def hot(self, function: str) -> str:
         assert function in HOT_READERS, function

@@ -412,17 +412,28 @@ class ArrayOp(Op):
 
     def read_counted(self, obj: str, flavour: Flavour, count: Lines) -> Lines:
         """``count`` (code that reads the count), then null, empty or the elements."""
-        empty = self.empty
+        if not self.empty:
+            empty: Lines = []
+        elif self.left_unset_when_empty(flavour):
+            empty = [f"elif {self.count} == 0:  # no element: left unset, its first read makes it (_LAZY_DEFAULTS)",
+                     "    pass"]
+        else:
+            empty = [f"elif {self.count} == 0:  # no element: no loop to set up",
+                     f"    {self.value(obj)} = {self.empty}"]
         return [*count,
                 f"if {self.count} < 0:", *indent(null_read(self.attr, self.nullable, self.value(obj))),
-                *([f"elif {self.count} == 0:  # no element: no loop to set up",
-                   f"    {self.value(obj)} = {empty}"] if empty else []),
+                *empty,
                 "else:", *indent(self.read_elements(obj, flavour))]
 
     @property
     def empty(self) -> str:
         """A new empty array, for the read of a count of 0 ('' when the elements' read is as cheap)."""
         return "KeyedList()" if self.keyed else "[]"
+
+    def left_unset_when_empty(self, flavour: Flavour) -> bool:
+        """Whether a read of no elements leaves the field unset: the flavour allows it, and the
+        field's default is an empty array (made on first access), not null."""
+        return flavour.leaves_empty_arrays_unset and not self.field.has_null_default
 
     def read_elements(self, obj: str, flavour: Flavour) -> Lines:
         raise NotImplementedError
@@ -489,10 +500,14 @@ class FixedArray(ArrayOp):
             return super().read(obj, flavour)
         # The count byte and the elements in one bound check; anything else takes the long way.
         n, end, value = self.count, f"{self.attr}_end", self.value(obj)
+        read = [f"{value} = {flavour.read_short_fixed_array(self)}"]
+        if self.left_unset_when_empty(flavour):
+            read = [f"if {n}:  # (no element: left unset, its first read makes it, from _LAZY_DEFAULTS)",
+                    *indent(read)]
         return [f"{n} = buf[pos] - 1",
                 f"{end} = pos + 1 + {n} * {self.width}",
                 f"if 0 <= {n} < {SMALL_ARRAY} and {end} <= size:  # the usual case: a short array",
-                f"    {value} = {flavour.read_short_fixed_array(self)}",
+                *indent(read),
                 f"    pos = {end}",
                 "else:",
                 *indent(self.read_counted(obj, flavour, self.read_count(flavour)))]
